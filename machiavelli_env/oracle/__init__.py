@@ -1,0 +1,27 @@
+"""The exact table-repacking oracle (see :mod:`machiavelli_env.oracle.api`)."""
+
+from .api import (
+    OBJECTIVES,
+    OracleError,
+    Play,
+    best_play,
+    best_play_containing,
+    objective_weights,
+    opening_play,
+    playable_cards,
+    repack,
+    solve,
+)
+
+__all__ = [
+    "OBJECTIVES",
+    "OracleError",
+    "Play",
+    "best_play",
+    "best_play_containing",
+    "objective_weights",
+    "opening_play",
+    "playable_cards",
+    "repack",
+    "solve",
+]

@@ -1,0 +1,13 @@
+"""Builds the oracle's C extension; all other metadata lives in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "machiavelli_env.oracle._dp",
+            sources=["machiavelli_env/oracle/_dp.c"],
+            extra_compile_args=["-O2", "-std=c99"],
+        )
+    ]
+)
