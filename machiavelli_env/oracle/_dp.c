@@ -415,7 +415,7 @@ static int group_feasible(int S, int M, int jg) {
 /* ------------------------------------------------------------------ the main DP */
 typedef struct {
     uint64_t k0, k1;
-    int32_t val, prev, tr;
+    int32_t val, prev, tr, dead;
 } Entry;
 
 static Entry *en = NULL;
@@ -424,7 +424,8 @@ static int32_t *htab = NULL;
 static uint32_t *hstamp = NULL;
 static size_t hcap = 0;
 static uint32_t curstamp = 0;
-static long last_states = 0;
+static long last_states = 0, last_pruned = 0;
+static int g_prune = 1;
 
 /* k1 layout: J 0-2, gflag 3, open points 4-10, S 11-14, M 15-16 */
 #define K1(J, gf, op, S, M) \
@@ -481,11 +482,120 @@ static int stage_put(size_t stage_start, uint64_t k0, uint64_t k1, int32_t val, 
     }
     GROW(en, en_cap, en_n + 1);
     Entry *e = &en[en_n];
-    e->k0 = k0; e->k1 = k1; e->val = val; e->prev = prev; e->tr = tr;
+    e->k0 = k0; e->k1 = k1; e->val = val; e->prev = prev; e->tr = tr; e->dead = 0;
     hstamp[h] = curstamp;
     htab[h] = (int32_t)en_n;
     en_n++;
     return 0;
+}
+
+/* ------------------------------------------------------------------ dominance */
+/* Token a can do all that token b can: same kind (or a head for a normal run), at least as
+ * long, no more jokers, no worse flags. Demands (obligations) only match themselves. */
+static int tok_dom(uint16_t a, uint16_t b) {
+    int ka = T_KIND(a), kb = T_KIND(b);
+    if (ka == K_DEMAND || kb == K_DEMAND) return a == b;
+    if (ka != kb && !(ka == K_HEAD && kb == K_NORMAL)) return 0;
+    return T_LEN(a) >= T_LEN(b) && T_J(a) <= T_J(b) && T_REAL(a) >= T_REAL(b) && T_FLAG(a) <= T_FLAG(b);
+}
+/* a run that may be closed at once: having it open costs nothing */
+static int tok_optional(uint16_t t) {
+    return (T_KIND(t) == K_NORMAL || T_KIND(t) == K_HEAD) && T_LEN(t) >= 3 && T_REAL(t);
+}
+static int match_tokens(const SuitState *A, const SuitState *B, int bi, unsigned used) {
+    if (bi == B->ntok) {
+        for (int i = 0; i < A->ntok; i++)
+            if (!((used >> i) & 1) && !tok_optional(A->tok[i])) return 0;
+        return 1;
+    }
+    for (int i = 0; i < A->ntok; i++) {
+        if ((used >> i) & 1) continue;
+        if (i > 0 && A->tok[i] == A->tok[i - 1] && !((used >> (i - 1)) & 1)) continue; /* symmetric */
+        if (tok_dom(A->tok[i], B->tok[bi]) && match_tokens(A, B, bi + 1, used | (1u << i))) return 1;
+    }
+    return 0;
+}
+
+static uint32_t *dom_keys = NULL;
+static int8_t *dom_vals = NULL;
+static size_t dom_cap = 0, dom_n = 0;
+
+/* does suit state a dominate suit state b (every future of b is open to a, same cards)? */
+static int suit_dom(int32_t a, int32_t b) {
+    if (a == b) return 1;
+    const SuitState *A = &ss_arr[a], *B = &ss_arr[b];
+    if (A->acelow != B->acelow || A->ntok < B->ntok) return 0;
+    uint32_t key = ((uint32_t)a << 16) | (uint32_t)b;
+    if (dom_cap == 0 || (dom_n + 1) * 2 > dom_cap) {
+        size_t nc = dom_cap ? dom_cap * 2 : 4096;
+        uint32_t *nk = malloc(nc * sizeof(uint32_t));
+        int8_t *nv = malloc(nc);
+        if (!nk || !nv) { free(nk); free(nv); return 0; }
+        for (size_t i = 0; i < nc; i++) nk[i] = 0xffffffffu;
+        for (size_t i = 0; i < dom_cap; i++) {
+            if (dom_keys[i] == 0xffffffffu) continue;
+            size_t h = mix64(dom_keys[i]) & (nc - 1);
+            while (nk[h] != 0xffffffffu) h = (h + 1) & (nc - 1);
+            nk[h] = dom_keys[i]; nv[h] = dom_vals[i];
+        }
+        free(dom_keys); free(dom_vals);
+        dom_keys = nk; dom_vals = nv; dom_cap = nc;
+    }
+    size_t h = mix64(key) & (dom_cap - 1);
+    while (dom_keys[h] != 0xffffffffu) {
+        if (dom_keys[h] == key) return dom_vals[h];
+        h = (h + 1) & (dom_cap - 1);
+    }
+    int r = match_tokens(A, B, 0, 0);
+    dom_keys[h] = key; dom_vals[h] = (int8_t)r; dom_n++;
+    return r;
+}
+
+static int32_t *pr_head = NULL, *pr_next = NULL;
+static size_t pr_cap = 0, pr_ncap = 0;
+
+/* Among entries [a, b) that agree on everything but one suit's state, drop those whose value
+ * and state are both matched by another entry. Returns the number dropped. */
+static long prune_dominated(size_t a, size_t b) {
+    size_t n = b - a;
+    long dropped = 0;
+    if (n < 2) return 0;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > pr_cap) { free(pr_head); pr_head = malloc(cap * sizeof(int32_t)); pr_cap = pr_head ? cap : 0; }
+    if (n > pr_ncap) { free(pr_next); pr_next = malloc(n * sizeof(int32_t)); pr_ncap = pr_next ? n : 0; }
+    if (!pr_head || !pr_next) return 0;
+    for (int s = 0; s < 4; s++) {
+        uint64_t mask = ~(0xffffULL << (16 * s));
+        for (size_t i = 0; i < cap; i++) pr_head[i] = -1;
+        for (size_t i = a; i < b; i++) {
+            if (en[i].dead) continue;
+            uint64_t mk = en[i].k0 & mask;
+            size_t h = mix64(mk ^ mix64(en[i].k1)) & (cap - 1);
+            while (pr_head[h] >= 0) {
+                Entry *f = &en[a + (size_t)pr_head[h]];
+                if ((f->k0 & mask) == mk && f->k1 == en[i].k1) break;
+                h = (h + 1) & (cap - 1);
+            }
+            pr_next[i - a] = pr_head[h];
+            pr_head[h] = (int32_t)(i - a);
+        }
+        for (size_t hh = 0; hh < cap; hh++) {
+            int32_t first = pr_head[hh];
+            if (first < 0 || pr_next[first] < 0) continue;
+            for (int32_t x = first; x >= 0; x = pr_next[x]) {
+                Entry *ex = &en[a + (size_t)x];
+                if (ex->dead) continue;
+                int32_t sx = (int32_t)((ex->k0 >> (16 * s)) & 0xffff);
+                for (int32_t y = first; y >= 0; y = pr_next[y]) {
+                    Entry *ey = &en[a + (size_t)y];
+                    if (y == x || ey->dead || ex->val < ey->val) continue;
+                    if (suit_dom(sx, (int32_t)((ey->k0 >> (16 * s)) & 0xffff))) { ey->dead = 1; dropped++; }
+                }
+            }
+        }
+    }
+    return dropped;
 }
 
 typedef struct { int rank; int flags; } Pos;
@@ -526,6 +636,8 @@ static void reset_caches(void) {
     tr_n = 0; op_n = 0;
     if (tc_tab) for (size_t i = 0; i < tc_cap; i++) tc_tab[i].start = -1;
     tc_n = 0;
+    if (dom_keys) for (size_t i = 0; i < dom_cap; i++) dom_keys[i] = 0xffffffffu;
+    dom_n = 0;
 }
 
 /* ------------------------------------------------------------------ reconstruction */
@@ -693,11 +805,200 @@ static void finish_runs(Builder *B) {
 }
 
 /* ------------------------------------------------------------------ entry point */
+/* keep the `beam` best entries of [a, b) (by value), marking the others dead */
+static int32_t *beam_buf = NULL;
+static size_t beam_cap = 0;
+static int cmp_desc_i32(const void *x, const void *y) {
+    int32_t u = *(const int32_t *)x, v = *(const int32_t *)y;
+    return (u < v) - (u > v);
+}
+static void beam_cut(size_t a, size_t b, int beam) {
+    size_t n = 0;
+    if (b - a <= (size_t)beam) return;
+    if (b - a > beam_cap) {
+        free(beam_buf);
+        beam_buf = malloc((b - a) * sizeof(int32_t));
+        beam_cap = beam_buf ? b - a : 0;
+        if (!beam_buf) return;
+    }
+    for (size_t i = a; i < b; i++) if (!en[i].dead) beam_buf[n++] = en[i].val;
+    if (n <= (size_t)beam) return;
+    qsort(beam_buf, n, sizeof(int32_t), cmp_desc_i32);
+    int32_t thr = beam_buf[beam - 1];
+    int keep_eq = 0;
+    for (int k = 0; k < beam; k++) keep_eq += beam_buf[k] == thr;
+    for (size_t i = a; i < b; i++) {
+        if (en[i].dead) continue;
+        if (en[i].val > thr) continue;
+        if (en[i].val == thr && keep_eq > 0) { keep_eq--; continue; }
+        en[i].dead = 1;
+    }
+}
+
+typedef struct {
+    const uint8_t *lo, *hi;
+    const int32_t *w;
+    int need_group, min_open, loJ, hiJ, np;
+    Pos P[14];
+    long base;          /* sum of w * lo over real cards */
+    long rem[14 * 5 + 2]; /* upper bound on the value still to come after each stage */
+    size_t stage_start[14 * 5 + 2];
+    int ns;
+} Query;
+
+/* Forward DP. budget > 0: give up (return 1) past that many entries. beam > 0: keep only the
+ * best `beam` entries per stage (a heuristic, used only to find a bound). has_bound: drop entries
+ * that cannot beat `bound`. Sets *best (-1 if no accepting state) and *bestval. */
+static int run_dp(Query *q, long budget, int beam, int has_bound, long bound, int32_t *best, long *bestval) {
+    const uint8_t *lo = q->lo, *hi = q->hi;
+    const int32_t *w = q->w;
+    int hiJ = q->hiJ;
+    SuitState empty;
+    memset(&empty, 0, sizeof empty);
+    int32_t e0 = ss_intern(&empty);
+    if (e0 < 0) return -1;
+    en_n = 0;
+    int ns = 0;
+    if (stage_begin(64) < 0) return -1;
+    q->stage_start[ns++] = 0;
+    uint64_t k0init = (uint64_t)e0 | ((uint64_t)e0 << 16) | ((uint64_t)e0 << 32) | ((uint64_t)e0 << 48);
+    if (stage_put(0, k0init, K1(0, 0, 0, 0, 0), 0, -1, -1) < 0) return -1;
+    int capop = q->min_open;
+    long jbonus = (long)w[JOKER] * (hiJ - q->loJ);
+    for (int p = 0; p < q->np; p++) {
+        int rank = q->P[p].rank, flags = q->P[p].flags;
+        int rv = rank_open_points(rank);
+        for (int s = 0; s < 4; s++) {
+            int card = s * 13 + rank;
+            size_t a = q->stage_start[ns - 1], b = en_n;
+            if (stage_begin(b - a + 16) < 0) return -1;
+            long limit = q->rem[ns]; /* the most value still to come after this stage */
+            q->stage_start[ns++] = b;
+            for (size_t i = a; i < b; i++) {
+                Entry e = en[i];
+                if (e.dead) continue;
+                int32_t sid = (int32_t)((e.k0 >> (16 * s)) & 0xffff);
+                int l = (flags & F_SET_ACELOW) ? 0 : lo[card], h = hi[card], al_used = 0;
+                if (flags & F_CLEAR_ACELOW) {
+                    int al = ss_arr[sid].acelow;
+                    al_used = al;
+                    l = l - al > 0 ? l - al : 0;
+                    h = h - al;
+                    if (h < 0) continue;
+                }
+                int J = K1_J(e.k1);
+                int jav = hiJ - J;
+                if (jav > 4) jav = 4;
+                int32_t ts, tcnt;
+                if (get_trans(sid, l, h, jav, flags, &ts, &tcnt) < 0) return -1;
+                int S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
+                for (int32_t k = 0; k < tcnt; k++) {
+                    const Trans *t = &tr_arr[ts + k];
+                    int nS = S + t->g, nM = M > t->g ? M : t->g;
+                    if (nS > 15) continue;
+                    /* split aces are valued at the second ace position, so bounds stay tight */
+                    int32_t nval = e.val + ((flags & F_SET_ACELOW) ? 0 : w[card] * (t->x + al_used));
+                    if (has_bound && (long)nval + limit - q->base + jbonus <= bound) continue;
+                    int nop = op + (t->x + t->jr) * rv;
+                    if (nop > capop) nop = capop;
+                    uint64_t k0 = (e.k0 & ~(0xffffULL << (16 * s))) | ((uint64_t)t->new_id << (16 * s));
+                    uint64_t k1 = K1(J + t->jr, gf, nop, nS, nM);
+                    if (stage_put(b, k0, k1, nval, (int32_t)i, ts + k) < 0) return -1;
+                }
+            }
+            if (beam) beam_cut(b, en_n, beam);
+            if (budget && (long)en_n > budget) return 1;
+        }
+        /* groups of this rank */
+        size_t a = q->stage_start[ns - 1], b = en_n;
+        if (stage_begin(b - a + 16) < 0) return -1;
+        q->stage_start[ns++] = b;
+        for (size_t i = a; i < b; i++) {
+            Entry e = en[i];
+            if (e.dead) continue;
+            int J = K1_J(e.k1), S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
+            int jmax = S ? hiJ - J : 0;
+            for (int jg = 0; jg <= jmax; jg++) {
+                if (!group_feasible(S, M, jg)) continue;
+                int nop = op + jg * rv;
+                if (nop > capop) nop = capop;
+                uint64_t k1 = K1(J + jg, gf | (S > 0), nop, 0, 0);
+                if (stage_put(b, e.k0, k1, e.val, (int32_t)i, jg) < 0) return -1;
+            }
+        }
+        if (g_prune) last_pruned += prune_dominated(b, en_n);
+        if (beam) beam_cut(b, en_n, beam);
+    }
+    q->stage_start[ns] = en_n;
+    q->ns = ns;
+    last_states += (long)en_n;
+    *best = -1;
+    *bestval = 0;
+    for (size_t i = q->stage_start[ns - 1]; i < en_n; i++) {
+        Entry *e = &en[i];
+        if (e->dead) continue;
+        int J = K1_J(e->k1);
+        if (J < q->loJ || J > hiJ) continue;
+        if (q->need_group && !K1_GF(e->k1)) continue;
+        if (K1_OP(e->k1) < q->min_open) continue;
+        int ok = 1;
+        for (int s = 0; s < 4 && ok; s++) ok = ss_arr[(e->k0 >> (16 * s)) & 0xffff].final_ok;
+        if (!ok) continue;
+        long v = (long)e->val - q->base + (long)w[JOKER] * (J - q->loJ);
+        if (has_bound && v <= bound) continue;
+        if (*best < 0 || v > *bestval) { *best = (int32_t)i; *bestval = v; }
+    }
+    return 0;
+}
+
+/* (value, x bytes, melds) of the accepting entry `best` of the last run */
+static PyObject *reconstruct(Query *q, int32_t best, long bestval) {
+    int32_t chain[14 * 5 + 2];
+    int ns = q->ns;
+    int32_t cur = best;
+    for (int st = ns - 1; st >= 1; st--) { chain[st] = cur; cur = en[cur].prev; }
+    chain[0] = cur;
+    Builder *B = calloc(1, sizeof(Builder));
+    if (!B) return PyErr_NoMemory();
+    B->melds = PyList_New(0);
+    uint8_t x[NT];
+    memset(x, 0, sizeof x);
+    int st = 1;
+    for (int p = 0; p < q->np && !B->err && B->melds; p++) {
+        int rank = q->P[p].rank;
+        int gs[4];
+        for (int s = 0; s < 4; s++, st++) {
+            const Trans *t = &tr_arr[en[chain[st]].tr];
+            apply_suit(B, s, s * 13 + rank, t, (q->P[p].flags & F_NEWFLAGL) ? 1 : 0, &gs[s]);
+            x[s * 13 + rank] += (uint8_t)t->x;
+        }
+        int jg = en[chain[st]].tr;
+        st++;
+        build_groups(B, rank, gs, jg);
+    }
+    if (B->melds && !B->err) finish_runs(B);
+    x[JOKER] = (uint8_t)K1_J(en[best].k1);
+    if (B->err || !B->melds) {
+        Py_XDECREF(B->melds);
+        free(B);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_dp.solve: arrangement reconstruction failed");
+        return NULL;
+    }
+    PyObject *res = Py_BuildValue("(ly#N)", bestval, (const char *)x, (Py_ssize_t)NT, B->melds);
+    free(B);
+    return res;
+}
+
+static long g_budget = 20000; /* entries before switching to bound-and-prune */
+static int g_beam = 128;
+static long last_beam_value;
+
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     Py_buffer blo, bhi, bw;
     int ace, mjpm, need_group, min_open;
     if (!PyArg_ParseTuple(args, "y*y*y*iiii", &blo, &bhi, &bw, &ace, &mjpm, &need_group, &min_open)) return NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *first = NULL;
+    Query *q = NULL;
     if (blo.len != NT || bhi.len != NT || bw.len != NT * 4 || ace < 0 || ace > 4 || mjpm < 0 || mjpm > 4 ||
         min_open < 0 || min_open > 127) {
         PyErr_SetString(PyExc_ValueError, "_dp.solve: bad argument sizes or ranges");
@@ -710,140 +1011,62 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         reset_caches();
     }
     if (ss_n > 60000 || tr_n > (size_t)50e6) reset_caches();
-    int loJ = lo[JOKER], hiJ = hi[JOKER];
-    if (hiJ > 7) hiJ = 7;
-    if (loJ > hiJ) { Py_INCREF(Py_None); result = Py_None; goto done; }
-    for (int c = 0; c < 52; c++)
-        if (hi[c] > 3 || lo[c] > hi[c]) {
-            if (lo[c] > hi[c]) { Py_INCREF(Py_None); result = Py_None; goto done; }
-            PyErr_SetString(PyExc_ValueError, "_dp.solve: at most 3 copies of a card");
+    q = calloc(1, sizeof(Query));
+    if (!q) { PyErr_NoMemory(); goto done; }
+    q->lo = lo; q->hi = hi; q->w = w; q->need_group = need_group; q->min_open = min_open;
+    q->loJ = lo[JOKER]; q->hiJ = hi[JOKER] > 7 ? 7 : hi[JOKER];
+    if (q->loJ > q->hiJ) { Py_INCREF(Py_None); result = Py_None; goto done; }
+    for (int c = 0; c < 52; c++) {
+        if (lo[c] > hi[c]) { Py_INCREF(Py_None); result = Py_None; goto done; }
+        if (hi[c] > 3) { PyErr_SetString(PyExc_ValueError, "_dp.solve: at most 3 copies of a card"); goto done; }
+        if (w[c] < 0) { PyErr_SetString(PyExc_ValueError, "_dp.solve: negative weight"); goto done; }
+        q->base += (long)w[c] * lo[c];
+    }
+    q->np = positions(ace, q->P);
+    {   /* rem[st]: the most value (w * hi) of the placements after stage st */
+        int nst = q->np * 5 + 1;
+        long acc = 0;
+        q->rem[nst] = 0;
+        for (int p = q->np - 1; p >= 0; p--) {
+            int st = 1 + p * 5 + 4; /* group stage of p */
+            q->rem[st] = acc;
+            for (int s = 3; s >= 0; s--) {
+                q->rem[1 + p * 5 + s] = acc;
+                int c = s * 13 + q->P[p].rank;
+                if (!(q->P[p].flags & F_SET_ACELOW)) acc += (long)w[c] * hi[c];
+            }
+        }
+    }
+    last_states = 0;
+    last_pruned = 0;
+    int32_t best;
+    long bestval;
+    int r = run_dp(q, g_budget, 0, 0, 0, &best, &bestval);
+    if (r < 0) { PyErr_NoMemory(); goto done; }
+    if (r == 1) {
+        /* large: find a good solution with a beam, then search exactly for anything better */
+        int has_bound = 0;
+        long bound = 0;
+        if (run_dp(q, 0, g_beam, 0, 0, &best, &bestval) < 0) { PyErr_NoMemory(); goto done; }
+        last_beam_value = best >= 0 ? bestval : -1;
+        if (best >= 0) {
+            first = reconstruct(q, best, bestval);
+            if (!first) goto done;
+            has_bound = 1;
+            bound = bestval;
+        }
+        if (run_dp(q, 0, 0, has_bound, bound, &best, &bestval) < 0) { PyErr_NoMemory(); goto done; }
+        if (best < 0) {
+            if (first) { result = first; first = NULL; }
+            else { Py_INCREF(Py_None); result = Py_None; }
             goto done;
         }
-    Pos P[14];
-    int np = positions(ace, P);
-    SuitState empty;
-    memset(&empty, 0, sizeof empty);
-    int32_t e0 = ss_intern(&empty);
-    if (e0 < 0) { PyErr_NoMemory(); goto done; }
-    en_n = 0;
-    size_t stage_start[14 * 5 + 2];
-    int ns = 0;
-    if (stage_begin(64) < 0) { PyErr_NoMemory(); goto done; }
-    stage_start[ns++] = 0;
-    uint64_t k0init = (uint64_t)e0 | ((uint64_t)e0 << 16) | ((uint64_t)e0 << 32) | ((uint64_t)e0 << 48);
-    if (stage_put(0, k0init, K1(0, 0, 0, 0, 0), 0, -1, -1) < 0) { PyErr_NoMemory(); goto done; }
-    int capop = min_open;
-    for (int p = 0; p < np; p++) {
-        int rank = P[p].rank, flags = P[p].flags;
-        int rv = rank_open_points(rank);
-        for (int s = 0; s < 4; s++) {
-            int card = s * 13 + rank;
-            size_t a = stage_start[ns - 1], b = en_n;
-            if (stage_begin(b - a + 16) < 0) { PyErr_NoMemory(); goto done; }
-            stage_start[ns++] = b;
-            for (size_t i = a; i < b; i++) {
-                Entry e = en[i];
-                int32_t sid = (int32_t)((e.k0 >> (16 * s)) & 0xffff);
-                int l = (flags & F_SET_ACELOW) ? 0 : lo[card], h = hi[card];
-                if (flags & F_CLEAR_ACELOW) {
-                    int al = ss_arr[sid].acelow;
-                    l = l - al > 0 ? l - al : 0;
-                    h = h - al;
-                    if (h < 0) continue;
-                }
-                int J = K1_J(e.k1);
-                int jav = hiJ - J;
-                if (jav > 4) jav = 4;
-                int32_t ts, tcnt;
-                if (get_trans(sid, l, h, jav, flags, &ts, &tcnt) < 0) { PyErr_NoMemory(); goto done; }
-                int S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
-                for (int32_t k = 0; k < tcnt; k++) {
-                    const Trans *t = &tr_arr[ts + k];
-                    int nS = S + t->g, nM = M > t->g ? M : t->g;
-                    if (nS > 15) continue;
-                    int nop = op + (t->x + t->jr) * rv;
-                    if (nop > capop) nop = capop;
-                    uint64_t k0 = (e.k0 & ~(0xffffULL << (16 * s))) | ((uint64_t)t->new_id << (16 * s));
-                    uint64_t k1 = K1(J + t->jr, gf, nop, nS, nM);
-                    if (stage_put(b, k0, k1, e.val + w[card] * t->x, (int32_t)i, ts + k) < 0) {
-                        PyErr_NoMemory(); goto done;
-                    }
-                }
-            }
-        }
-        /* groups of this rank */
-        size_t a = stage_start[ns - 1], b = en_n;
-        if (stage_begin(b - a + 16) < 0) { PyErr_NoMemory(); goto done; }
-        stage_start[ns++] = b;
-        for (size_t i = a; i < b; i++) {
-            Entry e = en[i];
-            int J = K1_J(e.k1), S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
-            int jmax = S ? hiJ - J : 0;
-            for (int jg = 0; jg <= jmax; jg++) {
-                if (!group_feasible(S, M, jg)) continue;
-                int nop = op + jg * rv;
-                if (nop > capop) nop = capop;
-                uint64_t k1 = K1(J + jg, gf | (S > 0), nop, 0, 0);
-                if (stage_put(b, e.k0, k1, e.val, (int32_t)i, jg) < 0) { PyErr_NoMemory(); goto done; }
-            }
-        }
-    }
-    stage_start[ns] = en_n;
-    last_states = (long)en_n;
-    /* best accepting final state */
-    long base = 0;
-    for (int c = 0; c < 52; c++) base += (long)w[c] * lo[c];
-    int32_t best = -1;
-    long bestval = 0;
-    for (size_t i = stage_start[ns - 1]; i < en_n; i++) {
-        Entry *e = &en[i];
-        int J = K1_J(e->k1);
-        if (J < loJ || J > hiJ) continue;
-        if (need_group && !K1_GF(e->k1)) continue;
-        if (K1_OP(e->k1) < min_open) continue;
-        int ok = 1;
-        for (int s = 0; s < 4 && ok; s++) ok = ss_arr[(e->k0 >> (16 * s)) & 0xffff].final_ok;
-        if (!ok) continue;
-        long v = (long)e->val - base + (long)w[JOKER] * (J - loJ);
-        if (best < 0 || v > bestval) { best = (int32_t)i; bestval = v; }
     }
     if (best < 0) { Py_INCREF(Py_None); result = Py_None; goto done; }
-    /* walk back: per stage, the entry chosen */
-    int32_t chain[14 * 5 + 2];
-    {
-        int32_t cur = best;
-        for (int st = ns - 1; st >= 1; st--) { chain[st] = cur; cur = en[cur].prev; }
-        chain[0] = cur;
-    }
-    Builder *B = calloc(1, sizeof(Builder));
-    if (!B) { PyErr_NoMemory(); goto done; }
-    B->melds = PyList_New(0);
-    uint8_t x[NT];
-    memset(x, 0, sizeof x);
-    int st = 1;
-    for (int p = 0; p < np && !B->err; p++) {
-        int rank = P[p].rank, flags = P[p].flags;
-        int gs[4];
-        for (int s = 0; s < 4; s++, st++) {
-            const Trans *t = &tr_arr[en[chain[st]].tr];
-            apply_suit(B, s, s * 13 + rank, t, (P[p].flags & F_NEWFLAGL) ? 1 : 0, &gs[s]);
-            x[s * 13 + rank] += (uint8_t)t->x;
-        }
-        int jg = en[chain[st]].tr;
-        st++;
-        build_groups(B, rank, gs, jg);
-    }
-    if (!B->err) finish_runs(B);
-    x[JOKER] = (uint8_t)K1_J(en[best].k1);
-    if (B->err || !B->melds) {
-        Py_XDECREF(B->melds);
-        free(B);
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_dp.solve: arrangement reconstruction failed");
-        goto done;
-    }
-    result = Py_BuildValue("(ly#N)", bestval, (const char *)x, (Py_ssize_t)NT, B->melds);
-    free(B);
+    result = reconstruct(q, best, bestval);
 done:
+    Py_XDECREF(first);
+    free(q);
     PyBuffer_Release(&blo);
     PyBuffer_Release(&bhi);
     PyBuffer_Release(&bw);
@@ -851,8 +1074,20 @@ done:
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:n,s:n,s:n}", "last_states", last_states, "suit_states", (Py_ssize_t)ss_n,
+    return Py_BuildValue("{s:l,s:l,s:l,s:n,s:n,s:n}", "last_states", last_states, "last_pruned", last_pruned,
+                         "last_beam_value", last_beam_value,
+                         "suit_states", (Py_ssize_t)ss_n,
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
+}
+
+static PyObject *py_set_params(PyObject *self, PyObject *args) {
+    int on, beam;
+    long budget;
+    if (!PyArg_ParseTuple(args, "pli", &on, &budget, &beam)) return NULL;
+    g_prune = on;
+    g_budget = budget;
+    g_beam = beam;
+    Py_RETURN_NONE;
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -866,6 +1101,8 @@ static PyMethodDef methods[] = {
      "None | (value, x_bytes, melds)"},
     {"stats", py_stats, METH_NOARGS, "Sizes of the DP and its caches."},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
+    {"set_params", py_set_params, METH_VARARGS,
+     "set_params(dominance_pruning, budget, beam): tuning and testing knobs."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
