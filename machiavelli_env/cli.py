@@ -1,0 +1,483 @@
+"""The ``machiavelli`` command line (also ``python -m machiavelli_env``).
+
+Subcommands are registered in :data:`SUBCOMMANDS`: each entry names a function that adds the
+subcommand's arguments and, as a ``"module:function"`` string, the function that runs it. The
+runner is imported only when its subcommand is chosen, so that ``machiavelli solve`` stays light
+(it never imports torch). To add a subcommand, write a function that adds its arguments to an
+``argparse.ArgumentParser`` and a runner ``run(args) -> int`` (in any module; raise
+:class:`UsageError` for bad input), and append one :class:`Subcommand` to :data:`SUBCOMMANDS`.
+
+``machiavelli solve`` asks the exact oracle (:mod:`machiavelli_env.oracle`) for the best play of a
+hand onto a table, checks whether a given play can be repacked with the table, or answers a JSON
+Lines batch of such questions (``--batch FILE``; ``-`` is stdin). Exit codes: 0 on success
+(a failed play is a successful answer), 2 on bad input, 1 when the oracle itself is unavailable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, NoReturn
+
+import numpy as np
+
+from .cards import (
+    CARD_TYPES,
+    JOKER,
+    NUM_RANKS,
+    NUM_TYPES,
+    CardError,
+    card_name,
+    parse_card,
+    rank_of,
+    suit_of,
+)
+from .rules import Rules, RulesError
+
+__all__ = [
+    "SUBCOMMANDS",
+    "OracleUnavailable",
+    "Subcommand",
+    "UsageError",
+    "build_parser",
+    "main",
+    "order_meld",
+    "parse_rules_arg",
+    "run_solve",
+    "solve_batch",
+]
+
+
+class UsageError(Exception):
+    """Bad input on the command line; ``main`` prints the message on one line and exits with 2."""
+
+
+class OracleUnavailable(Exception):
+    """The compiled oracle backend is missing; ``main`` prints the message and exits with 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``machiavelli`` subcommand: its name, help, argument builder and lazily imported runner."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    runner: str  # "package.module:function", imported only when the subcommand runs
+
+
+# ====================================================================== solve: arguments
+def _add_solve_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Best play of a hand onto a table (--hand), feasibility of one play (--play), or a JSON Lines "
+        "batch of such questions (--batch). Cards in the notation of RULES.md, e.g. '10H QS AS JK'."
+    )
+    p.add_argument("--table", default="", metavar="CARDS", help="cards on the table (default: empty table)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--hand", metavar="CARDS", help="the player's hand: find the best play")
+    what.add_argument("--play", metavar="CARDS", help="a play: check whether table + play can be repacked")
+    what.add_argument(
+        "--batch",
+        metavar="FILE",
+        help="JSON Lines file ('-' for stdin): one question per line, one JSON answer per line on stdout; "
+        "--rules and --objective are the defaults for lines that do not say",
+    )
+    p.add_argument(
+        "--rules",
+        default="classic",
+        metavar="RULES",
+        help="preset name (classic, ace_low, ...), a YAML file, or a JSON object (default: classic)",
+    )
+    p.add_argument(
+        "--objective",
+        choices=("cards", "points"),
+        default="cards",
+        help="what the best play maximises: cards played or their hand points (default: cards)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--symbols", action="store_true", help="print suits as symbols (♠♥♦♣)")
+
+
+SUBCOMMANDS: list[Subcommand] = [
+    Subcommand(
+        "solve",
+        "best play, play feasibility, or a batch of oracle questions",
+        _add_solve_arguments,
+        "machiavelli_env.cli:run_solve",
+    ),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``machiavelli`` argument parser with every registered subcommand."""
+    from . import __version__
+
+    parser = _Parser(prog="machiavelli", description="Machiavelli, the open-table Italian rummy.")
+    parser.add_argument("--version", action="version", version=f"machiavelli-env {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for cmd in SUBCOMMANDS:
+        p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        cmd.add_arguments(p)
+        p.set_defaults(_runner=cmd.runner)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``machiavelli`` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    module, _, func = args._runner.partition(":")
+    runner: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), func)
+    try:
+        return int(runner(args) or 0)
+    except UsageError as exc:
+        sys.stderr.write(f"machiavelli {args.command}: error: {exc}\n")
+        return 2
+    except OracleUnavailable as exc:
+        sys.stderr.write(f"machiavelli {args.command}: error: {exc}\n")
+        return 1
+    except BrokenPipeError:  # e.g. `machiavelli solve --batch ... | head`
+        return 0
+
+
+# ====================================================================== shared helpers
+_NAME_TO_TYPE: dict[str, int] = {name: i for i, name in enumerate(CARD_TYPES)}
+_SYMBOL_NAMES: tuple[str, ...] = tuple(card_name(c, symbols=True) for c in range(NUM_TYPES))
+_RANK: tuple[int, ...] = tuple(rank_of(c) if c != JOKER else -1 for c in range(NUM_TYPES))
+_SUIT: tuple[int, ...] = tuple(suit_of(c) if c != JOKER else -1 for c in range(NUM_TYPES))
+_TYPES = np.arange(NUM_TYPES)
+
+
+def _counts(cards: str | Sequence[Any], what: str) -> np.ndarray:
+    """Count vector (53,) of a card string or a list of card names/indices; errors name ``what``."""
+    if isinstance(cards, str):
+        items: Sequence[Any] = cards.replace(",", " ").split()
+    elif isinstance(cards, (list, tuple)):
+        items = cards
+    else:
+        raise CardError(f"{what} must be a list of cards or a card string, got {type(cards).__name__}")
+    try:  # fast path: canonical names such as "10H"
+        idx = [_NAME_TO_TYPE[item] for item in items]
+    except (KeyError, TypeError):
+        idx = []
+        bad: list[str] = []
+        for item in items:
+            try:
+                if isinstance(item, str):
+                    idx.append(parse_card(item))
+                elif isinstance(item, int) and not isinstance(item, bool) and 0 <= item < NUM_TYPES:
+                    idx.append(item)
+                else:
+                    raise CardError(repr(item))
+            except CardError:
+                bad.append(repr(item))
+        if bad:
+            raise CardError(
+                f"{what}: not a card: {', '.join(bad)} (use e.g. '10H QS AS JK'; suits S H D C or symbols)"
+            ) from None
+    return np.bincount(np.asarray(idx, dtype=np.int64), minlength=NUM_TYPES)
+
+
+def order_meld(meld: Sequence[int], ace: str = "low_or_high") -> list[int]:
+    """The cards of a meld in reading order: a group by suit, a run by rank with its jokers in place.
+
+    Display only (no validation): ``Q K A`` of a run with a high ace reads ``QC KC AC``, a
+    ``wrap`` run reads from after its largest gap (``KS AS 2S``), and a joker fills a gap.
+    """
+    real = [c for c in meld if c != JOKER]
+    jokers = len(meld) - len(real)
+    if not real:
+        return list(meld)
+    ranks = {_RANK[c] for c in real}
+    if len(ranks) == 1:  # a group
+        return sorted(real) + [JOKER] * jokers  # type order is suit order within one rank
+    size = len(meld)
+    if ace == "wrap":
+        present = sorted(ranks)
+        n = len(present)
+        _, i = max(((present[(i + 1) % n] - r - 1) % NUM_RANKS, i) for i, r in enumerate(present))
+        start = present[(i + 1) % n]
+        placed = sorted(real, key=lambda c: (_RANK[c] - start) % NUM_RANKS)
+        positions = [(_RANK[c] - start) % NUM_RANKS for c in placed]
+        top = NUM_RANKS - 1
+    else:
+        others = sorted(c for c in real if _RANK[c] != 0)  # one suit: type order is rank order
+        aces = [c for c in real if _RANK[c] == 0]
+        if not aces or ace == "low":
+            low_aces, high_aces = aces, []
+        elif ace == "high":
+            low_aces, high_aces = [], aces
+        elif len(aces) >= 2:
+            low_aces, high_aces = aces[:1], aces[1:]
+        elif others and _RANK[others[-1]] + 1 > size:  # the run cannot reach down to the ace
+            low_aces, high_aces = [], aces
+        else:
+            low_aces, high_aces = aces, []
+        placed = low_aces + others + high_aces
+        positions = [1] * len(low_aces) + [_RANK[c] + 1 for c in others] + [14] * len(high_aces)
+        top = 14
+    if not jokers:
+        return placed
+    out = [placed[0]]
+    for k in range(1, len(placed)):
+        gap = positions[k] - positions[k - 1] - 1
+        if gap > 0 and jokers:
+            fill = min(gap, jokers)
+            out += [JOKER] * fill
+            jokers -= fill
+        out.append(placed[k])
+    if jokers:  # remaining jokers extend the run, at the top unless that runs off the end
+        return [JOKER] * jokers + out if positions[-1] + jokers > top else out + [JOKER] * jokers
+    return out
+
+
+def _meld_names(melds: Iterable[Sequence[int]], ace: str, symbols: bool) -> list[list[str]]:
+    names = _SYMBOL_NAMES if symbols else CARD_TYPES
+    return [[names[c] for c in order_meld(m, ace)] for m in melds]
+
+
+def _played_names(counts: np.ndarray, symbols: bool) -> list[str]:
+    names = _SYMBOL_NAMES if symbols else CARD_TYPES
+    return [names[c] for c in np.repeat(_TYPES, counts).tolist()]
+
+
+class _RulesCache:
+    """Rules parsed once per distinct spec (a rules dict, or a preset name / path / JSON string).
+
+    ``Rules.from_dict`` validates every field, which costs more than a dict lookup; a batch
+    usually repeats a handful of rule sets, so a small FIFO-bounded cache suffices.
+    """
+
+    def __init__(self, limit: int = 256) -> None:
+        self._cache: dict[Any, Rules] = {}
+        self._limit = limit
+
+    def get(self, spec: Any) -> Rules:
+        if spec is None:
+            spec = "classic"
+        key: Any
+        if isinstance(spec, dict):
+            try:  # the dict's items as a key (cheaper than its JSON); JSON for odd (unhashable) values
+                key = tuple(sorted(spec.items()))
+                hash(key)
+            except TypeError:
+                key = json.dumps(spec, sort_keys=True)
+        elif isinstance(spec, str):
+            key = spec
+        else:
+            raise RulesError(f"rules must be an object of rules fields or a preset name, got {type(spec).__name__}")
+        rules = self._cache.get(key)
+        if rules is None:
+            rules = Rules.load(spec)
+            if len(self._cache) >= self._limit:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = rules
+        return rules
+
+
+def _oracle() -> Any:
+    """The oracle API module, or :class:`OracleUnavailable` (with a hint) when its backend is missing."""
+    from .oracle import api
+
+    try:
+        importlib.import_module("machiavelli_env.oracle.dp")
+    except ImportError as exc:
+        raise OracleUnavailable(
+            f"the oracle backend machiavelli_env.oracle.dp is not available ({exc}); "
+            "build it with: pip install -e . --no-build-isolation"
+        ) from exc
+    return api
+
+
+def parse_rules_arg(spec: str) -> Rules:
+    """Rules from a ``--rules`` value: a preset name, a YAML file or a JSON object (UsageError if bad)."""
+    try:
+        return Rules.load(spec)
+    except RulesError as exc:
+        raise UsageError(f"--rules: {exc}") from None
+
+
+# ====================================================================== solve: runner
+def run_solve(args: argparse.Namespace) -> int:
+    """Run ``machiavelli solve`` (one question, or ``--batch``); input is checked before the oracle loads."""
+    if args.batch is not None:
+        if args.table:
+            raise UsageError("--batch takes the tables from the file; do not give --table")
+        parse_rules_arg(args.rules)  # the default for lines without "rules": fail early when bad
+        if args.batch == "-":
+            stream: IO[str] = sys.stdin
+        else:
+            try:
+                stream = open(args.batch, encoding="utf-8")  # noqa: SIM115 - closed below
+            except OSError as exc:
+                raise UsageError(f"--batch: cannot read {args.batch}: {exc.strerror or exc}") from None
+        try:
+            api = _oracle()
+            return solve_batch(
+                stream, api, default_rules=args.rules, default_objective=args.objective, symbols=args.symbols
+            )
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+
+    if args.hand is None and args.play is None:
+        raise UsageError("give --hand CARDS (best play), --play CARDS (feasibility) or --batch FILE")
+    rules = parse_rules_arg(args.rules)
+    try:
+        table = _counts(args.table, "--table")
+        mine = _counts(args.play, "--play") if args.play is not None else _counts(args.hand, "--hand")
+    except CardError as exc:
+        raise UsageError(str(exc)) from None
+    if args.play is not None and not mine.any():
+        raise UsageError("--play: a play needs at least one card")
+    api = _oracle()
+    try:
+        if table.any() and api.repack(table, table * 0, rules) is None:
+            raise UsageError("--table: the table cannot be arranged into valid melds")
+        t0 = time.perf_counter_ns()
+        if args.play is not None:
+            melds = api.repack(table, mine, rules)
+            us = (time.perf_counter_ns() - t0) / 1000.0
+            result: dict[str, Any] = {"feasible": melds is not None}
+        else:
+            best = api.best_play(table, mine, rules, args.objective)
+            us = (time.perf_counter_ns() - t0) / 1000.0
+            melds = best.melds
+            result = {"value": int(best.value), "play": _played_names(best.counts, args.symbols)}
+    except api.OracleError as exc:
+        raise UsageError(str(exc)) from None
+    out_melds = None if melds is None else _meld_names(melds, rules.ace, args.symbols)
+
+    if args.json:
+        head: dict[str, Any] = {"rules": rules.name}
+        if args.play is not None:
+            head["play"] = _played_names(mine, args.symbols)
+        else:
+            head["objective"] = args.objective
+        print(json.dumps({**head, **result, "melds": out_melds, "us": us}, ensure_ascii=False))
+        return 0
+    if args.play is not None:
+        played = " ".join(_played_names(mine, args.symbols))
+        if out_melds is None:
+            first = f"play {played}: failed play (the table plus these cards cannot be arranged into valid melds)"
+        else:
+            first = f"play {played}: feasible; new table:"
+    else:
+        n = len(result["play"])
+        if n == 0:
+            first = "no play: nothing in the hand can be laid down (draw a card); table:"
+        else:
+            worth = f", {result['value']} points" if args.objective == "points" else ""
+            first = f"best play ({n} card{'s' if n > 1 else ''}{worth}): {' '.join(result['play'])}; new table:"
+    if out_melds == []:
+        first = first.replace("new table:", "the table is empty").replace("table:", "the table is empty")
+    print("\n".join([first] + ["  " + " ".join(m) for m in out_melds or []]))
+    return 0
+
+
+def solve_batch(
+    stream: Iterable[str],
+    api: Any,
+    *,
+    default_rules: str = "classic",
+    default_objective: str = "cards",
+    symbols: bool = False,
+) -> int:
+    """Answer a JSON Lines batch on stdout, one JSON object per non-blank input line, in order.
+
+    A line is ``{"id", "rules", "table", "hand", "objective"}`` (best play), answered
+    ``{"id", "value", "play", "melds", "us"}``; or ``{"id", "rules", "table", "play"}``
+    (feasibility; a ``hand``, if also given, must hold the play), answered ``{"id", "feasible",
+    "melds", "us"}`` with ``melds`` null for a failed play. ``rules`` is an object of RULES.md
+    fields (missing ones take the classic value) or a preset name, default ``default_rules``;
+    ``objective`` is ``cards`` or ``points``, default ``default_objective``; cards are lists of
+    names (or one space-separated string). ``us`` times the oracle call alone, in microseconds.
+    A bad line is answered ``{"id", "error"}`` and the batch goes on; other keys are ignored.
+    For speed the table is not checked on its own: a table that cannot be arranged is reported
+    (as an error) only when the question has no answer otherwise.
+    """
+    rules_cache = _RulesCache()
+    write = sys.stdout.write
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    try:
+        for line in stream:
+            if line.strip():
+                answer = _batch_answer(line, api, rules_cache, default_rules, default_objective, symbols)
+                write(dumps(answer) + "\n")
+    finally:
+        sys.stdout.flush()
+    return 0
+
+
+#: What a bad line can raise: CardError, RulesError and OracleError are ValueErrors; TypeError for
+#: values of the wrong JSON type (e.g. a number where rules fields are expected).
+_LINE_ERRORS = (ValueError, TypeError)
+
+
+def _batch_answer(
+    line: str, api: Any, rules_cache: _RulesCache, default_rules: str, default_objective: str, symbols: bool
+) -> dict[str, Any]:
+    """The answer object of one batch line (an ``error`` object when the line is bad)."""
+    qid = None
+    try:
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as exc:
+            return {"id": None, "error": f"bad JSON: {exc}"}
+        if not isinstance(q, dict):
+            return {"id": None, "error": f"a line must be a JSON object, got {type(q).__name__}"}
+        qid = q.get("id")
+        rules = rules_cache.get(q.get("rules", default_rules))
+        if "table" not in q:
+            return {"id": qid, "error": "missing field 'table' (a list of cards; [] for an empty table)"}
+        table = _counts(q["table"], "table")
+        if "play" in q:
+            play = _counts(q["play"], "play")
+            if not play.any():
+                return {"id": qid, "error": "'play' needs at least one card"}
+            if "hand" in q:
+                short = np.flatnonzero(play > _counts(q["hand"], "hand"))
+                if short.size:
+                    missing = ", ".join(CARD_TYPES[c] for c in short)
+                    return {"id": qid, "error": f"'play' holds cards not in 'hand': {missing}"}
+            t0 = time.perf_counter_ns()
+            melds = api.repack(table, play, rules)
+            us = (time.perf_counter_ns() - t0) / 1000.0
+            if melds is None and table.any() and api.repack(table, play * 0, rules) is None:
+                return {"id": qid, "error": "the table cannot be arranged into valid melds"}
+            return {
+                "id": qid,
+                "feasible": melds is not None,
+                "melds": None if melds is None else _meld_names(melds, rules.ace, symbols),
+                "us": us,
+            }
+        if "hand" not in q:
+            return {"id": qid, "error": "missing field 'hand' (best play) or 'play' (feasibility)"}
+        hand = _counts(q["hand"], "hand")
+        objective = q.get("objective", default_objective)
+        if objective not in ("cards", "points"):
+            return {"id": qid, "error": f"objective must be 'cards' or 'points', got {objective!r}"}
+        t0 = time.perf_counter_ns()
+        best = api.best_play(table, hand, rules, objective)
+        us = (time.perf_counter_ns() - t0) / 1000.0
+        return {
+            "id": qid,
+            "value": int(best.value),
+            "play": _played_names(best.counts, symbols),
+            "melds": _meld_names(best.melds, rules.ace, symbols),
+            "us": us,
+        }
+    except _LINE_ERRORS as exc:
+        return {"id": qid, "error": str(exc)}
