@@ -54,7 +54,8 @@ def _is_run(real: list[int], size: int, rules: Rules) -> bool:
     if len({suit_of(c) for c in real}) != 1:
         return False
     ranks = sorted(rank_of(c) for c in real)
-    if len(set(ranks)) != len(ranks) and not (rules.ace == "both_ends" and ranks.count(0) == 2 and len(set(ranks)) == len(ranks) - 1):
+    two_aces = rules.ace == "both_ends" and ranks.count(0) == 2 and len(set(ranks)) == len(ranks) - 1
+    if len(set(ranks)) != len(ranks) and not two_aces:
         return False
     if rules.ace == "wrap":
         if size > NUM_RANKS:

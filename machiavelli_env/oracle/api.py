@@ -66,7 +66,9 @@ def _check_pack(total: np.ndarray, rules: Rules, what: str) -> None:
     over = np.flatnonzero(total > limits)
     if over.size:
         names = ", ".join(f"{CARD_TYPES[c]} x{int(total[c])}" for c in over)
-        raise OracleError(f"{what} holds more copies than the pack has ({rules.decks} decks, {rules.jokers} jokers): {names}")
+        raise OracleError(
+            f"{what} hold more copies than the pack has ({rules.decks} decks, {rules.jokers} jokers): {names}"
+        )
 
 
 def solve(
@@ -89,7 +91,8 @@ def solve(
     lo_a = _check(lo, "lo", rules)
     hi_a = _check(hi, "hi", rules)
     if (lo_a > hi_a).any():
-        raise OracleError("lower bounds exceed upper bounds for " + ", ".join(CARD_TYPES[c] for c in np.flatnonzero(lo_a > hi_a)))
+        bad = ", ".join(CARD_TYPES[c] for c in np.flatnonzero(lo_a > hi_a))
+        raise OracleError(f"lower bounds exceed upper bounds for {bad}")
     _check_pack(hi_a, rules, "the cards")
     w = np.asarray(weights, dtype=np.int64)
     if w.shape != (NUM_TYPES,) or (w < 0).any():
