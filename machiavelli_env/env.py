@@ -1,0 +1,239 @@
+"""The PettingZoo AEC environment ``machiavelli_v0``: a thin wrapper over :mod:`machiavelli_env.game`.
+
+``env(rules="classic", render_mode=None, **rule_overrides)`` returns ``raw_env`` wrapped in
+PettingZoo's ``OrderEnforcingWrapper``; rule fields may be overridden, e.g.
+``env(players=4, jokers=4)``. Agents are ``player_0 .. player_{n-1}``.
+
+* Action: ``MultiDiscrete(copies + 1)`` over the 53 card types (joker last): how many copies of
+  each to lay down. All zeros draws (passes on an empty stock). An infeasible play is a failed
+  play (rules); a malformed action raises ``ValueError`` and changes nothing. There is no
+  TerminateIllegal / AssertOutOfBounds wrapper: illegality is part of the rules.
+* Observation: ``{"observation": float32 (869,), "action_mask": tuple of 53 int8 arrays}``, see
+  :mod:`machiavelli_env.observation`. The mask allows counts ``0..held`` for the agent to move;
+  for the other agents (and once the game is over) it allows only 0.
+* Rewards, match play and truncation: see :mod:`machiavelli_env.game` (zero-sum; on truncation
+  every agent is truncated with reward 0).
+* Seeding: ``reset(seed=s)`` deals exactly ``game.new_game(rules, s)`` and seeds the stream of
+  later unseeded resets; the rules configuration is kept across resets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import game, observation
+from .cards import card_name, format_cards
+from .render import render_text
+from .rules import Rules
+
+__all__ = ["env", "raw_env"]
+
+
+def env(rules: str | Rules | dict | None = "classic", render_mode: str | None = None, **rule_overrides: Any) -> AECEnv:
+    """The wrapped AEC environment (``OrderEnforcingWrapper(raw_env(...))``)."""
+    e = raw_env(rules=rules, render_mode=render_mode, **rule_overrides)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv, EzPickle):
+    """Machiavelli as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {
+        "name": "machiavelli_v0",
+        "is_parallelizable": False,
+        "render_modes": ["ansi", "human"],
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self, rules: str | Rules | dict | None = "classic", render_mode: str | None = None, **rule_overrides: Any
+    ):
+        EzPickle.__init__(self, rules, render_mode, **rule_overrides)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.rules: Rules = Rules.load(rules, **rule_overrides)
+        self.render_mode = render_mode
+        n = self.rules.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = []
+        self.action_spaces = {a: observation.action_space(self.rules) for a in self.possible_agents}
+        self.observation_spaces = {a: observation.observation_space(self.rules) for a in self.possible_agents}
+        self.state_space = observation.state_space()
+        self._seed_rng = np.random.default_rng()
+        self._state: game.State | None = None
+        self._draw_cache: tuple[game.State | None, int, bool] = (None, -1, True)
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ core API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (``options={"state": State}`` starts from a given engine state)."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+            game_seed = int(seed) if isinstance(seed, (int, np.integer)) and seed >= 0 else self._new_seed()
+        else:
+            game_seed = self._new_seed()
+        start = (options or {}).get("state")
+        if start is not None:
+            self._set_state(start)
+        else:
+            self._set_state(game.new_game(self.rules, game_seed))
+
+    def _new_seed(self) -> int:
+        return int(self._seed_rng.integers(0, 2**63 - 1))
+
+    def _set_state(self, state: game.State) -> None:
+        if not isinstance(state, game.State):
+            raise TypeError(f"expected a game.State, got {type(state).__name__}")
+        if state.rules.to_dict() | {"name": ""} != self.rules.to_dict() | {"name": ""}:
+            raise ValueError("the state was made under different rules than this environment")
+        self._state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._sync()
+
+    def _sync(self) -> None:
+        s = self._state
+        assert s is not None
+        for a in self.agents:
+            i = self.possible_agents.index(a)
+            self.rewards[a] = float(s.rewards[i])
+            self.infos[a] = {"event": s.event}
+        if s.done:
+            flags = self.truncations if s.truncated else self.terminations
+            for a in self.agents:
+                flags[a] = True
+        self.agent_selection = self.possible_agents[s.current]
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        new = game.step(self._state, action)  # raises ValueError (nothing changed) on a bad action
+        self._cumulative_rewards[agent] = 0.0
+        self._state = new
+        self._sync()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        s = self._require_state()
+        p = self._index(agent)
+        if p == s.current and not s.done:
+            mask = observation.action_mask(s, p)
+        else:
+            nvec = observation.action_nvec(self.rules)
+            mask = tuple(np.eye(1, int(k), dtype=np.int8)[0] for k in nvec)
+        return {"observation": observation.observation_vector(s, p, draw_allowed=self._draw_allowed(p)),
+                "action_mask": mask}
+
+    def _draw_allowed(self, p: int) -> bool:
+        s = self._require_state()
+        if not self.rules.must_play_if_able or s.done:
+            return True
+        cached_state, cached_p, value = self._draw_cache
+        if cached_state is s and cached_p == p:
+            return value
+        value = game.draw_allowed(s, p)
+        self._draw_cache = (s, p, value)
+        return value
+
+    def state(self) -> np.ndarray:
+        """The full state as a float32 vector for centralised critics (:func:`observation.state_vector`)."""
+        return observation.state_vector(self._require_state())
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self._state is None:
+            return None
+        if self.render_mode == "ansi":
+            return render_text(self._state, color=True)
+        print(render_text(self._state, color=True))
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ inspection and search
+    def _require_state(self) -> game.State:
+        if self._state is None:
+            raise RuntimeError("call reset() first")
+        return self._state
+
+    def _index(self, agent: str | int | None) -> int:
+        if agent is None:
+            return self._require_state().current
+        if isinstance(agent, (int, np.integer)) and 0 <= agent < self.rules.players:
+            return int(agent)
+        try:
+            return self.possible_agents.index(agent)  # type: ignore[arg-type]
+        except ValueError:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}") from None
+
+    @property
+    def game_state(self) -> game.State:
+        """The current engine state (immutable)."""
+        return self._require_state()
+
+    def legal_plays(self, agent: str | None = None, limit: int = 64) -> list[np.ndarray]:
+        """Distinct legal plays of ``agent`` (default: the agent to move) as action vectors.
+
+        Most cards first, then most points; see :func:`machiavelli_env.legal.legal_plays` for the
+        subset kept when there are more than ``limit``.
+        """
+        return game.legal_plays(self._require_state(), self._index(agent), limit)
+
+    def best_play(self, agent: str | None = None, objective: str = "cards") -> np.ndarray:
+        """The oracle's optimal play (``"cards"`` or ``"points"``) as an action vector; zeros when none."""
+        return game.best_play(self._require_state(), self._index(agent), objective)
+
+    def hand(self, agent: str | None = None) -> list[str]:
+        """Card names of an agent's hand, sorted by suit and rank."""
+        return game.hand_names(self._require_state(), self._index(agent))
+
+    def table_melds(self) -> list[list[str]]:
+        """The table's melds as lists of card names."""
+        return [format_cards(m).split() for m in self._require_state().melds]
+
+    def help_cards(self) -> list[str]:
+        """The face-up help pile."""
+        s = self._require_state()
+        return [card_name(c) for c in np.repeat(np.arange(len(s.help)), s.help)]
+
+    def stock_size(self) -> int:
+        """Cards left in the stock."""
+        return int(self._require_state().stock.size)
+
+    def clone_state(self) -> game.State:
+        """A copy of the full engine state (restore it with :meth:`restore_state`)."""
+        return game.clone(self._require_state())
+
+    def restore_state(self, state: game.State) -> None:
+        """Continue from a state obtained from :meth:`clone_state` (or built with the engine)."""
+        self._set_state(state)
+
+    def resample_hidden(self, agent: str, rng: np.random.Generator | int | None = None) -> game.State:
+        """A full state consistent with what ``agent`` has observed (see :func:`game.resample_hidden`)."""
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        return game.resample_hidden(self._require_state(), self._index(agent), gen)

@@ -1,0 +1,577 @@
+"""The pure game engine: an immutable :class:`State` and ``step(state, action) -> State``.
+
+No environment framework is imported here (as in pgx and OpenSpiel, the environments wrap this).
+A state holds everything, including the shuffled stock and the seed of later deals, so
+:func:`step` needs no random number generator and a game is a deterministic function of its seed
+and actions. States are immutable (their arrays are read-only); :func:`step` returns a new one.
+
+Turn (RULES.md). The player to move names a multiset of cards (a count vector of length 53;
+:func:`step` also accepts a card string such as ``"9S QD QS"``):
+
+* **all zeros** -- draw: one card (two under ``always_draw`` before the player's first meld);
+  with an empty stock this is a pass. Under ``must_play_if_able`` drawing while a legal play
+  exists is not allowed and raises :class:`ActionError` (see :func:`legal.has_play`).
+* **a play** -- if the table plus the play repacks into valid melds (:func:`legal.arrange_play`:
+  opening requirement, help cards in groups), the cards go to the table; a player who empties the
+  hand wins at once. Under ``always_draw`` a player who has laid down draws one card after every
+  turn (also after a play, not after a winning one). Otherwise it is a **failed play**: the
+  table is unchanged, the cards are revealed (tracked in ``State.known`` until played) and the
+  player draws ``failed_play_penalty`` cards (fewer if the stock runs out; no extra
+  ``always_draw`` card).
+* **malformed** actions (wrong shape, negative or non-integer counts, cards not held) raise
+  :class:`ActionError` (a ``ValueError``) and change nothing.
+
+End of a game: a player empties the hand (wins), or the game is **blocked**: the stock is empty
+and ``players`` turns in a row (a full round) pass without a successful play (failed plays count
+as passes); the fewest hand points (``rules.points``) wins, equal lowest is a draw.
+
+Rewards (``State.rewards``, zero-sum, of the last transition):
+
+* ``win_loss``: winner +1, each loser -1/(n-1); a draw gives 0 to all.
+* ``points``: each loser -(hand points), the winner +(sum of the losers' hand points) (the
+  Portuguese "winner adds the opponents' penalty points"); a draw gives 0 to all.
+
+Match play (``match_target > 0``): after each game the losers add their hand points to their match
+totals (``State.scores``; on a drawn game every player adds them, the winner adds nothing); when a
+total reaches ``match_target`` the match ends and the lowest total wins (equal lowest: a draw).
+Otherwise the next game is dealt at once (deal ``g`` from ``SeedSequence([seed, g])``; player
+``g % n`` starts). ``win_loss`` rewards are paid once, for the match; ``points`` rewards after
+every game. ``max_turns`` counts turns over the whole match; reaching it ends the episode with
+``truncated`` set and zero reward.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from . import legal
+from .cards import (
+    CARD_TYPES,
+    NUM_TYPES,
+    CardError,
+    as_counts,
+    card_name,
+    format_cards,
+    from_counts,
+    parse_cards,
+    to_counts,
+)
+from .melds import is_valid_meld
+from .oracle import api as oracle
+from .rules import Rules
+
+# last_action codes (per player)
+NONE, DRAW, PLAY, FAILED, PASS = 0, 1, 2, 3, 4
+ACTION_NAMES = ("none", "draw", "play", "failed", "pass")
+
+_ARRAYS = ("hands", "table", "stock", "help", "opened", "known", "last_play", "last_action", "scores", "rewards")
+_DTYPES = {"opened": bool, "last_action": np.int8, "rewards": np.float64}
+
+
+class ActionError(ValueError):
+    """A malformed or disallowed action; the state is unchanged."""
+
+
+@dataclass(frozen=True, eq=False)
+class State:
+    """Full state of a game (or match). Arrays are int64 count vectors unless noted, read-only.
+
+    ``hands`` (players, 53); ``table`` (53,) with ``melds`` its arrangement; ``stock`` the card
+    types in draw order (top first); ``help`` the face-up help pile (53,); ``opened`` (players,)
+    bool: has laid down in this game; ``known`` (players, 53): cards publicly known to be in each
+    hand (revealed by failed plays, until played); ``last_play`` (players, 53): each player's last
+    successful play; ``last_action`` (players,) int8 codes (:data:`ACTION_NAMES`); ``passes``:
+    turns in a row without a play while the stock is empty; ``turn``: turns taken in the episode;
+    ``game``: index of the game in the match; ``scores``: match penalty totals; ``seed``: seed of
+    the deals; ``winner``: winner of the match/game once ``done`` (-1: draw or truncated);
+    ``result``: how the last game ended (``""``, ``"win"``, ``"blocked"``, ``"draw"``,
+    ``"truncated"``); ``rewards`` (players,) float64 and ``event`` describe the last transition:
+    ``"deal"``, ``"draw"``, ``"pass"``, ``"play"`` or ``"failed"``, with ``":win"`` /
+    ``":blocked"`` / ``":draw"`` appended when it ended a game, then ``":next_game"`` or
+    ``":match_over"`` in match play.
+    """
+
+    rules: Rules
+    hands: np.ndarray
+    table: np.ndarray
+    melds: tuple[tuple[int, ...], ...]
+    stock: np.ndarray
+    help: np.ndarray
+    current: int
+    opened: np.ndarray
+    known: np.ndarray
+    last_play: np.ndarray
+    last_action: np.ndarray
+    passes: int = 0
+    turn: int = 0
+    game: int = 0
+    scores: np.ndarray | None = None
+    seed: int = 0
+    done: bool = False
+    truncated: bool = False
+    winner: int = -1
+    result: str = ""
+    rewards: np.ndarray | None = None
+    event: str = "deal"
+
+    def __post_init__(self) -> None:
+        n = self.rules.players
+        if self.scores is None:
+            object.__setattr__(self, "scores", np.zeros(n, dtype=np.int64))
+        if self.rewards is None:
+            object.__setattr__(self, "rewards", np.zeros(n, dtype=np.float64))
+        for name in _ARRAYS:
+            arr = np.array(getattr(self, name), dtype=_DTYPES.get(name, np.int64), copy=True)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "melds", tuple(tuple(int(c) for c in m) for m in self.melds))
+        for name in ("current", "passes", "turn", "game", "seed", "winner"):
+            object.__setattr__(self, name, int(getattr(self, name)))
+        for name in ("done", "truncated"):
+            object.__setattr__(self, name, bool(getattr(self, name)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(a, np.ndarray):
+                if a.dtype != b.dtype or not np.array_equal(a, b):
+                    return False
+            elif f.name == "rules":
+                if a.to_dict() != b.to_dict():
+                    return False
+            elif a != b:
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def hand_points(self, player: int) -> int:
+        """Penalty points of a player's hand under ``rules.points``."""
+        return int(_points(self.rules) @ self.hands[player])
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _points(rules: Rules) -> np.ndarray:
+    return np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
+
+
+def pack_counts(rules: Rules) -> np.ndarray:
+    """Copies of each card type in the pack."""
+    return np.array([rules.copies(c) for c in range(NUM_TYPES)], dtype=np.int64)
+
+
+def _deal_rng(seed: int, game: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(game)]))
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _deal(rules: Rules, seed: int, game: int) -> dict[str, Any]:
+    pack = np.repeat(np.arange(NUM_TYPES), pack_counts(rules))
+    order = _deal_rng(seed, game).permutation(pack)
+    n, k = rules.players, rules.hand_size
+    hands = np.zeros((n, NUM_TYPES), dtype=np.int64)
+    for p in range(n):
+        np.add.at(hands[p], order[p * k:(p + 1) * k], 1)
+    help_ = np.zeros(NUM_TYPES, dtype=np.int64)
+    np.add.at(help_, order[n * k:n * k + rules.help_cards], 1)
+    z = np.zeros((n, NUM_TYPES), dtype=np.int64)
+    return dict(
+        hands=hands, table=np.zeros(NUM_TYPES, dtype=np.int64), melds=(), stock=order[n * k + rules.help_cards:],
+        help=help_, current=game % n, opened=np.zeros(n, dtype=bool), known=z, last_play=z,
+        last_action=np.zeros(n, dtype=np.int8), passes=0, game=game,
+    )
+
+
+def new_game(rules: Rules | str | None = None, seed: int = 0, **overrides: Any) -> State:
+    """Deal a new game (the first of a match) from ``seed``; player 0 starts."""
+    r = Rules.load(rules, **overrides)
+    seed = _check_seed(seed)
+    return State(rules=r, seed=seed, **_deal(r, seed, 0))
+
+
+def new_state_from(
+    rules: Rules | str | None,
+    hands: Sequence[str | Iterable[int] | np.ndarray],
+    table: str | Iterable[int] | np.ndarray = "",
+    *,
+    stock: str | Sequence[int] | None = None,
+    help: str | Iterable[int] | np.ndarray = "",
+    current: int = 0,
+    opened: Sequence[bool] | bool | None = None,
+    known: Sequence[str | Iterable[int] | np.ndarray] | None = None,
+    melds: Sequence[Sequence[int | str]] | None = None,
+    seed: int = 0,
+    scores: Sequence[int] | None = None,
+) -> State:
+    """Build a state from given cards (worked examples, tests, puzzles).
+
+    ``hands``: one card string (or count vector) per player; ``table``: the table's cards, arranged
+    by the oracle unless ``melds`` gives the arrangement (each meld validated); ``stock``: draw
+    order, top first (default: the rest of the pack shuffled from ``seed``); ``opened``: default
+    all True (so an ``opening`` rule does not apply unless asked). Raises ``ValueError`` when the
+    cards exceed the pack or the table is not a valid arrangement.
+    """
+    r = Rules.load(rules)
+    n = r.players
+    if len(hands) != n:
+        raise ValueError(f"expected {n} hands for {n} players, got {len(hands)}")
+
+    def counts(x: Any, name: str) -> np.ndarray:
+        if isinstance(x, np.ndarray) and x.shape == (NUM_TYPES,):
+            return as_counts(x, name).copy()
+        return to_counts(x)
+
+    h = np.stack([counts(x, f"hand {i}") for i, x in enumerate(hands)])
+    t = counts(table, "table")
+    hp = counts(help, "help")
+    used = h.sum(axis=0) + t + hp
+    pack = pack_counts(r)
+    if stock is None:
+        rest = pack - used
+        if (rest < 0).any():
+            raise ValueError(_over_pack(used, r))
+        st = _deal_rng(_check_seed(seed), 0).permutation(np.repeat(np.arange(NUM_TYPES), rest))
+    else:
+        st = np.array(parse_cards(stock), dtype=np.int64)
+        used = used + np.bincount(st, minlength=NUM_TYPES)
+    if (used > pack).any():
+        raise ValueError(_over_pack(used, r))
+    if melds is None:
+        arrangement = oracle.repack(t, np.zeros(NUM_TYPES, dtype=np.int64), r) if t.any() else []
+        if arrangement is None:
+            raise ValueError("the table cannot be arranged into valid melds")
+    else:
+        arrangement = [parse_cards(m) for m in melds]
+        for m in arrangement:
+            if not is_valid_meld(m, r):
+                raise ValueError(f"not a valid meld: {format_cards(m)}")
+        got = np.bincount(np.array([c for m in arrangement for c in m], dtype=np.int64), minlength=NUM_TYPES)
+        if not np.array_equal(got, t):
+            raise ValueError("the melds do not hold exactly the table's cards")
+    if opened is None or isinstance(opened, bool):
+        op = np.full(n, True if opened is None else opened)
+    else:
+        op = np.array(opened, dtype=bool)
+    kn = np.zeros((n, NUM_TYPES), dtype=np.int64)
+    if known is not None:
+        kn = np.stack([counts(x, "known") for x in known])
+        if (kn > h).any():
+            raise ValueError("known cards must be held")
+    return State(
+        rules=r, hands=h, table=t, melds=tuple(tuple(m) for m in arrangement), stock=st, help=hp,
+        current=int(current) % n, opened=op, known=kn, last_play=np.zeros((n, NUM_TYPES), dtype=np.int64),
+        last_action=np.zeros(n, dtype=np.int8), seed=_check_seed(seed),
+        scores=np.zeros(n, dtype=np.int64) if scores is None else np.array(scores, dtype=np.int64),
+    )
+
+
+def _over_pack(used: np.ndarray, rules: Rules) -> str:
+    over = np.flatnonzero(used > pack_counts(rules))
+    names = ", ".join(f"{CARD_TYPES[c]} x{int(used[c])}" for c in over)
+    return f"more copies than the pack holds ({rules.decks} decks, {rules.jokers} jokers): {names}"
+
+
+def clone(state: State) -> State:
+    """An independent copy of a state (states are immutable; this copies the arrays)."""
+    return replace(state)
+
+
+# ---------------------------------------------------------------------------------------------- actions
+def help_usable(state: State, player: int) -> bool:
+    """Whether ``player`` may use the help pile now (not during an opening lay-down)."""
+    return bool(state.help.any()) and not legal.needs_opening(state.rules, bool(state.opened[player]))
+
+
+def allowed_counts(state: State, player: int) -> np.ndarray:
+    """Most copies of each card type ``player`` may name: held, plus the help pile when usable."""
+    out = state.hands[player].copy()
+    if help_usable(state, player):
+        out += state.help
+    return out
+
+
+def check_action(state: State, action: Any) -> np.ndarray:
+    """Validate an action of the player to move; return it as an int64 count vector.
+
+    Raises :class:`ActionError` naming the problem (shape, dtype, negative counts, cards not held).
+    """
+    if state.done:
+        raise ActionError("the game is over; reset or start a new game")
+    if isinstance(action, str):
+        try:
+            return _held(state, to_counts(action))
+        except CardError as exc:
+            raise ActionError(str(exc)) from None
+    if action is None:
+        raise ActionError("action is None; pass a count vector of shape (53,) (all zeros to draw)")
+    try:
+        arr = np.asarray(action)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise ActionError(f"action is not an array: {exc}") from None
+    if arr.shape != (NUM_TYPES,):
+        raise ActionError(
+            f"action must be a count vector of shape ({NUM_TYPES},) over CARD_TYPES, got shape {arr.shape}"
+        )
+    try:
+        counts = as_counts(arr, "action")
+    except CardError as exc:
+        raise ActionError(str(exc)) from None
+    return _held(state, counts)
+
+
+def _held(state: State, counts: np.ndarray) -> np.ndarray:
+    p = state.current
+    allowed = allowed_counts(state, p)
+    over = np.flatnonzero(counts > allowed)
+    if over.size:
+        hand = state.hands[p]
+        names = ", ".join(f"{card_name(int(c))} x{int(counts[c])} (holds {int(hand[c])})" for c in over)
+        extra = " plus the usable help cards" if help_usable(state, p) else ""
+        raise ActionError(f"player {p} does not hold the cards of the action{extra}: {names}")
+    return counts.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------------------------- step
+def step(state: State, action: Any) -> State:
+    """Apply the action of the player to move and return the new state (the input is unchanged)."""
+    a = check_action(state, action)
+    r, n, p = state.rules, state.rules.players, state.current
+    hands = state.hands.copy()
+    table, help_, stock = state.table.copy(), state.help.copy(), state.stock.copy()
+    opened, known = state.opened.copy(), state.known.copy()
+    last_play, last_action = state.last_play.copy(), state.last_action.copy()
+    melds = state.melds
+    stock_empty = stock.size == 0
+    played = False
+
+    def draw(k: int) -> None:
+        nonlocal stock
+        take, stock = stock[:k], stock[k:]
+        np.add.at(hands[p], take, 1)
+
+    if not a.any():
+        if r.must_play_if_able and legal.has_play(
+            table, hands[p], r, opened=bool(opened[p]), help=help_ if help_usable(state, p) else None
+        ):
+            raise ActionError("drawing is not allowed while a legal play exists (rules: must_play_if_able)")
+        event = "pass" if stock_empty else "draw"
+        last_action[p] = PASS if stock_empty else DRAW
+        draw(2 if r.always_draw and not opened[p] else 1)
+    else:
+        from_hand, from_help = legal.split_play(a, hands[p])
+        arranged = legal.arrange_play(
+            table, hands[p], a, r, opened=bool(opened[p]), help=help_ if help_usable(state, p) else None
+        )
+        if arranged is None:
+            event = "failed"
+            last_action[p] = FAILED
+            known[p] = np.maximum(known[p], from_hand)
+            draw(r.failed_play_penalty)
+        else:
+            event = "play"
+            played = True
+            if legal.needs_opening(r, bool(opened[p])):
+                melds = melds + tuple(tuple(m) for m in arranged)
+            else:
+                melds = tuple(tuple(m) for m in arranged)
+            table += a
+            hands[p] -= from_hand
+            help_ -= from_help
+            known[p] = np.maximum(known[p] - from_hand, 0)
+            last_play[p] = a
+            last_action[p] = PLAY
+            opened[p] = True
+            if hands[p].any() and r.always_draw:
+                draw(1)
+
+    passes = 0 if played or not stock_empty else state.passes + 1
+    new = replace(
+        state, hands=hands, table=table, melds=melds, stock=stock, help=help_, current=(p + 1) % n,
+        opened=opened, known=known, last_play=last_play, last_action=last_action, passes=passes,
+        turn=state.turn + 1, rewards=np.zeros(n), event=event, result="",
+    )
+    if played and not hands[p].any():
+        new = _end_game(new, p, "win")
+    elif passes >= n:
+        pts = hands @ _points(r)
+        low = np.flatnonzero(pts == pts.min())
+        new = _end_game(new, int(low[0]) if low.size == 1 else -1, "blocked" if low.size == 1 else "draw")
+    if not new.done and new.turn >= r.max_turns:
+        new = replace(new, done=True, truncated=True, winner=-1, result="truncated")
+    return new
+
+
+def _reward_vector(rules: Rules, winner: int, pts: np.ndarray) -> np.ndarray:
+    n = rules.players
+    out = np.zeros(n, dtype=np.float64)
+    if winner < 0:
+        return out
+    if rules.reward == "win_loss":
+        out[:] = -1.0 / (n - 1)
+        out[winner] = 1.0
+    else:
+        out[:] = -pts.astype(np.float64)
+        out[winner] = float(pts.sum() - pts[winner])
+    return out
+
+
+def _end_game(state: State, winner: int, result: str) -> State:
+    r = state.rules
+    pts = (state.hands @ _points(r)).astype(np.int64)
+    loser_pts = pts.copy()
+    if winner >= 0:
+        loser_pts[winner] = 0
+    if r.match_target <= 0:
+        return replace(
+            state, done=True, winner=winner, result=result, rewards=_reward_vector(r, winner, loser_pts),
+            event=f"{state.event}:{result}",
+        )
+    scores = state.scores + loser_pts
+    game_rewards = _reward_vector(r, winner, loser_pts) if r.reward == "points" else np.zeros(r.players)
+    if scores.max() >= r.match_target:
+        low = np.flatnonzero(scores == scores.min())
+        mwin = int(low[0]) if low.size == 1 else -1
+        rewards = game_rewards if r.reward == "points" else _reward_vector(r, mwin, scores)
+        return replace(
+            state, scores=scores, done=True, winner=mwin, result=result, rewards=rewards,
+            event=f"{state.event}:{result}:match_over",
+        )
+    nxt = _deal(r, state.seed, state.game + 1)
+    return replace(
+        state, scores=scores, result=result, rewards=game_rewards, event=f"{state.event}:{result}:next_game", **nxt
+    )
+
+
+# ---------------------------------------------------------------------------------------------- queries
+def legal_plays(state: State, player: int | None = None, limit: int = 64) -> list[np.ndarray]:
+    """Legal plays of ``player`` (default: the player to move) on the current table."""
+    p = state.current if player is None else player
+    return legal.legal_plays(
+        state.table, state.hands[p], state.rules, opened=bool(state.opened[p]), limit=limit,
+        help=state.help if help_usable(state, p) else None,
+    )
+
+
+def best_play(state: State, player: int | None = None, objective: str = "cards") -> np.ndarray:
+    """The oracle's optimal play for ``player`` (hand cards only; respects the opening rule)."""
+    p = state.current if player is None else player
+    return legal.best_play(state.table, state.hands[p], state.rules, opened=bool(state.opened[p]), objective=objective)
+
+
+def draw_allowed(state: State, player: int | None = None) -> bool:
+    """Whether drawing is allowed (always, unless ``must_play_if_able`` and a play exists)."""
+    p = state.current if player is None else player
+    if not state.rules.must_play_if_able:
+        return True
+    return not legal.has_play(
+        state.table, state.hands[p], state.rules, opened=bool(state.opened[p]),
+        help=state.help if help_usable(state, p) else None,
+    )
+
+
+def total_counts(state: State) -> np.ndarray:
+    """Every card of the state by type (hands, table, help, stock): equals the pack."""
+    return state.hands.sum(axis=0) + state.table + state.help + np.bincount(state.stock, minlength=NUM_TYPES)
+
+
+def check_invariants(state: State, total: np.ndarray | None = None) -> None:
+    """Raise ``AssertionError`` if a card is lost or duplicated or the table is not valid melds.
+
+    ``total``: the cards expected in play (default the whole pack; states built by
+    :func:`new_state_from` with an explicit stock hold fewer).
+    """
+    r = state.rules
+    expected = pack_counts(r) if total is None else total
+    assert np.array_equal(total_counts(state), expected), "cards lost or duplicated"
+    assert (state.hands >= 0).all() and (state.table >= 0).all() and (state.help >= 0).all()
+    meld_cards = np.bincount(np.array([c for m in state.melds for c in m], dtype=np.int64), minlength=NUM_TYPES)
+    assert np.array_equal(meld_cards, state.table), "the melds do not hold the table's cards"
+    for m in state.melds:
+        assert is_valid_meld(m, r), f"invalid meld on the table: {format_cards(m)}"
+    assert (state.known <= state.hands).all(), "known cards not in hand"
+
+
+def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
+    """A full state consistent with everything ``observer`` has seen (for information-set search).
+
+    Keeps the observer's hand, the table, the help pile, every public fact (hand sizes, stock
+    size, cards known to be in each hand, last plays, scores) and redistributes the unseen cards
+    (opponents' unknown cards and the stock) uniformly at random; the seed of later deals is
+    redrawn too.
+    """
+    hands = state.hands.copy()
+    pool = [np.repeat(np.arange(NUM_TYPES), np.bincount(state.stock, minlength=NUM_TYPES))]
+    sizes = {}
+    for q in range(state.players):
+        if q == observer:
+            continue
+        hidden = hands[q] - state.known[q]
+        pool.append(np.repeat(np.arange(NUM_TYPES), hidden))
+        sizes[q] = int(hidden.sum())
+        hands[q] = state.known[q]
+    cards = rng.permutation(np.concatenate(pool).astype(np.int64))
+    i = 0
+    for q, k in sizes.items():
+        np.add.at(hands[q], cards[i:i + k], 1)
+        i += k
+    return replace(state, hands=hands, stock=cards[i:], seed=int(rng.integers(0, 2**63 - 1)))
+
+
+# ---------------------------------------------------------------------------------------------- text and JSON
+def hand_names(state: State, player: int, symbols: bool = False) -> list[str]:
+    """Card names of a hand, sorted."""
+    return format_cards(from_counts(state.hands[player]), symbols).split()
+
+
+def state_to_dict(state: State) -> dict[str, Any]:
+    """A JSON-serialisable dict of the full state."""
+    out: dict[str, Any] = {"rules": state.rules.to_dict()}
+    for f in fields(state):
+        if f.name == "rules":
+            continue
+        v = getattr(state, f.name)
+        if isinstance(v, np.ndarray):
+            out[f.name] = v.tolist()
+        elif f.name == "melds":
+            out[f.name] = [list(m) for m in v]
+        else:
+            out[f.name] = v
+    return out
+
+
+def state_from_dict(data: dict[str, Any]) -> State:
+    """Inverse of :func:`state_to_dict`."""
+    kw = dict(data)
+    kw["rules"] = Rules.from_dict(kw["rules"])
+    kw["melds"] = tuple(tuple(m) for m in kw["melds"])
+    kw["stock"] = np.array(kw["stock"], dtype=np.int64).reshape(-1)
+    kw["hands"] = np.array(kw["hands"], dtype=np.int64).reshape(kw["rules"].players, NUM_TYPES)
+    for name in ("known", "last_play"):
+        kw[name] = np.array(kw[name], dtype=np.int64).reshape(kw["rules"].players, NUM_TYPES)
+    return State(**kw)
+
+
+def state_to_json(state: State) -> str:
+    """Serialise a state to JSON (round trip exact with :func:`state_from_json`)."""
+    return json.dumps(state_to_dict(state), separators=(",", ":"))
+
+
+def state_from_json(text: str) -> State:
+    """Rebuild a state from :func:`state_to_json` output."""
+    return state_from_dict(json.loads(text))

@@ -1,0 +1,124 @@
+"""Legal play lists (machiavelli_env.legal): exactness against brute force, order, the limit subset."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from machiavelli_env import game, legal
+from machiavelli_env.cards import NUM_TYPES, to_counts
+from machiavelli_env.oracle import api as oracle
+from machiavelli_env.rules import Rules
+
+
+def _brute(table, hand, rules, opened=True, help=None):
+    avail = hand + (0 if help is None else help)
+    idx = np.flatnonzero(avail)
+    out = set()
+    for combo in itertools.product(*[range(int(avail[i]) + 1) for i in idx]):
+        x = np.zeros(NUM_TYPES, dtype=np.int64)
+        x[idx] = combo
+        if x.any() and legal.arrange_play(table, hand, x, rules, opened=opened, help=help) is not None:
+            out.add(x.tobytes())
+    return out
+
+
+def _positions(kw, n, hand_cards=6, seed=0):
+    """Tables from short random games, with a random small hand from the unseen cards."""
+    r = Rules.load("classic", **kw)
+    rng = np.random.default_rng(seed)
+    out = []
+    g = 0
+    while len(out) < n:
+        s = game.new_game(r, seed * 1000 + g)
+        g += 1
+        for _ in range(int(rng.integers(4, 30))):
+            if s.done:
+                break
+            s = game.step(s, game.best_play(s) if rng.random() < 0.6 else np.zeros(NUM_TYPES, dtype=np.int64))
+        if s.done:
+            continue
+        p = s.current
+        hand = np.zeros(NUM_TYPES, dtype=np.int64)
+        np.add.at(hand, rng.permutation(np.repeat(np.arange(NUM_TYPES), s.hands[p]))[:hand_cards], 1)
+        out.append((s.table.copy(), hand, r, bool(s.opened[p]), s.help.copy() if s.help.any() else None))
+    return out
+
+
+VARIANTS = [
+    {},
+    {"jokers": 2},
+    {"ace": "wrap"},
+    {"ace": "low"},
+    {"opening": "group"},
+    {"opening": "points:36"},
+    {"help_cards": 4, "hand_size": 8},
+]
+
+
+@pytest.mark.parametrize("kw", VARIANTS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "classic")
+def test_legal_plays_match_brute_force(kw):
+    for table, hand, r, opened, help in _positions(kw, 6, hand_cards=7):
+        usable = None if help is None or legal.needs_opening(r, opened) else help
+        expected = _brute(table, hand, r, opened, usable)
+        got = legal.legal_plays(table, hand, r, opened=opened, limit=200, help=usable)
+        assert len({x.tobytes() for x in got}) == len(got)
+        assert {x.tobytes() for x in got} == expected
+
+
+def test_order_most_cards_then_points():
+    r = Rules.load("classic")
+    table = to_counts("10H JH QH 5S 5D 5C")
+    hand = to_counts("9H KH JH 5H AH 2C 8H")
+    plays = legal.legal_plays(table, hand, r)
+    pts = np.array([r.card_points(c) for c in range(NUM_TYPES)])
+    keys = [(-int(p.sum()), -int(pts @ p)) for p in plays]
+    assert keys == sorted(keys)
+    assert plays[0].sum() == oracle.best_play(table, hand, r).value
+
+
+def test_limit_subset_guarantees():
+    r = Rules.load("classic", jokers=2)
+    table = to_counts("10H JH QH 5S 5D 5C 2S 3S 4S 8C 9C 10C")
+    hand = to_counts("9H KH JH 5H AS 5S JK 7C JC 8D 8S 8H")
+    full = legal.legal_plays(table, hand, r, limit=10_000)
+    assert len(full) > 20
+    limit = 16
+    sub = legal.legal_plays(table, hand, r, limit=limit)
+    assert len(sub) == limit
+    assert {x.tobytes() for x in sub} <= {x.tobytes() for x in full}
+    assert [x.tobytes() for x in sub] == [x.tobytes() for x in legal.legal_plays(table, hand, r, limit=limit)]
+    best_cards = oracle.best_play(table, hand, r, "cards").value
+    best_points = oracle.best_play(table, hand, r, "points").value
+    pts = np.array([r.card_points(c) for c in range(NUM_TYPES)])
+    assert max(int(x.sum()) for x in sub) == best_cards
+    assert max(int(pts @ x) for x in sub) == best_points
+    playable = oracle.playable_cards(table, hand, r)
+    for c in np.flatnonzero(playable):
+        assert any(x[c] > 0 for x in sub), f"no play holds card {c}"
+
+
+def test_no_plays_and_validation():
+    r = Rules.load("classic")
+    assert legal.legal_plays(to_counts("10H JH QH"), to_counts("2C 7D"), r) == []
+    with pytest.raises(ValueError):
+        legal.legal_plays(to_counts("10H JH QH"), to_counts("2C 7D"), r, limit=0)
+
+
+def test_has_play_and_best_play():
+    r = Rules.load("classic", opening="points:36")
+    hand = to_counts("10H JH QH KS KH KD 2C")
+    assert legal.has_play(np.zeros(NUM_TYPES, dtype=np.int64), hand, r, opened=False)
+    assert legal.best_play(np.zeros(NUM_TYPES, dtype=np.int64), hand, r, opened=False).sum() == 6
+    assert not legal.has_play(np.zeros(NUM_TYPES, dtype=np.int64), to_counts("10H JH QH 2C"), r, opened=False)
+
+
+def test_help_repack_exact():
+    r = Rules.load("classic", help_cards=4)
+    # 8D must be in a group: 8S 8H 8D works even though 8D could also extend 6D 7D
+    melds = legal.help_repack(to_counts("6D 7D 5D"), to_counts("8S 8H"), to_counts("8D"), r)
+    assert melds is not None and any(sorted(m) == sorted(to_counts("8S 8H 8D").nonzero()[0]) for m in melds)
+    # 8D only fits a run here
+    assert legal.help_repack(to_counts("6D 7D 5D"), to_counts("9D"), to_counts("8D"), r) is None
