@@ -117,7 +117,25 @@ SUBCOMMANDS: list[Subcommand] = [
         _add_solve_arguments,
         "machiavelli_env.cli:run_solve",
     ),
+    Subcommand(
+        "eval",
+        "seat-rotated games between agents, win rates with 95% intervals",
+        lambda p: _lazy("agents.cli:add_eval_arguments")(p),
+        "agents.cli:run_eval",
+    ),
+    Subcommand(
+        "play",
+        "play against agents in the terminal",
+        lambda p: _lazy("agents.cli:add_play_arguments")(p),
+        "agents.cli:run_play",
+    ),
 ]
+
+
+def _lazy(target: str) -> Callable[..., Any]:
+    """The function named by ``"module:function"``, imported now."""
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,128 @@
+"""The agent interface: a :class:`Turn` (observation and legal plays) in, an action vector out.
+
+Every baseline (random, greedy, patient, PPO, a human) implements :class:`Agent`. A turn carries
+only what the moving player may know: its observation (see :mod:`machiavelli_env.observation`),
+its own hand, public counts, and the legal plays computed by the shared oracle. Legal plays are
+computed lazily, so an agent that needs only the oracle's best play never pays for the list.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from machiavelli_env import game, legal, observation
+from machiavelli_env.cards import NUM_TYPES
+from machiavelli_env.rules import Rules
+
+DRAW = np.zeros(NUM_TYPES, dtype=np.int64)
+
+
+@dataclass
+class Turn:
+    """One decision point of one player, with public information and the player's own hand only.
+
+    ``observation`` is the env's dict (``"observation"`` float32 vector, ``"action_mask"``);
+    ``hand`` the player's count vector; ``hand_sizes`` the card counts of every player in seat
+    order starting with this player; ``draw_allowed`` whether the all-zeros action is allowed.
+    """
+
+    rules: Rules
+    seat: int
+    observation: dict[str, Any]
+    hand: np.ndarray
+    hand_sizes: tuple[int, ...]
+    stock_size: int
+    draw_allowed: bool
+    table: np.ndarray = field(default_factory=lambda: DRAW.copy())
+    melds: tuple[tuple[int, ...], ...] = ()
+    opened: bool = True
+    limit: int = 32
+    _legal: Callable[[int], list[np.ndarray]] | None = field(default=None, repr=False)
+    _best: Callable[[str], np.ndarray] | None = field(default=None, repr=False)
+    _check: Callable[[np.ndarray], bool] | None = field(default=None, repr=False)
+    _legal_cache: dict[int, list[np.ndarray]] = field(default_factory=dict, repr=False)
+
+    @property
+    def legal_plays(self) -> list[np.ndarray]:
+        """Distinct legal plays (count vectors), most cards first, then most points (``limit`` of them)."""
+        return self.legal_plays_up_to(self.limit)
+
+    def legal_plays_up_to(self, limit: int) -> list[np.ndarray]:
+        """Legal plays with another ``limit`` (see :func:`machiavelli_env.legal.legal_plays`)."""
+        if limit not in self._legal_cache:
+            self._legal_cache[limit] = self._legal(limit) if self._legal is not None else []
+        return self._legal_cache[limit]
+
+    def best_play(self, objective: str = "cards") -> np.ndarray:
+        """The oracle's optimal play for ``objective`` (``cards`` or ``points``); zeros when none."""
+        if self._best is None:
+            plays = self.legal_plays
+            return plays[0].copy() if plays else DRAW.copy()
+        return self._best(objective)
+
+    def is_legal(self, play: np.ndarray) -> bool:
+        """Whether a play (a count vector of cards held) can be laid down now (exact oracle check)."""
+        if self._check is None:
+            return any(np.array_equal(play, q) for q in self.legal_plays_up_to(10**6))
+        return self._check(np.asarray(play, dtype=np.int64))
+
+
+def turn_from_state(state: game.State, player: int | None = None, *, limit: int = 32) -> Turn:
+    """The :class:`Turn` of ``player`` (default: the player to move) in an engine state."""
+    p = state.current if player is None else player
+    n = state.rules.players
+    order = [(p + k) % n for k in range(n)]
+    return Turn(
+        rules=state.rules,
+        seat=p,
+        observation=observation.observe(state, p),
+        hand=state.hands[p].copy(),
+        hand_sizes=tuple(int(state.hands[q].sum()) for q in order),
+        stock_size=int(state.stock.size),
+        draw_allowed=game.draw_allowed(state, p),
+        table=state.table.copy(),
+        melds=state.melds,
+        opened=bool(state.opened[p]),
+        limit=limit,
+        _legal=lambda k: game.legal_plays(state, p, k),
+        _best=lambda objective: game.best_play(state, p, objective),
+        _check=lambda play: _is_legal(state, p, play),
+    )
+
+
+def _is_legal(state: game.State, player: int, play: np.ndarray) -> bool:
+    help_ = state.help if game.help_usable(state, player) else None
+    return (
+        legal.arrange_play(state.table, state.hands[player], play, state.rules, opened=bool(state.opened[player]),
+                           help=help_)
+        is not None
+    )
+
+
+class Agent(ABC):
+    """A player: :meth:`act` maps a :class:`Turn` to an action vector (53 counts; zeros = draw)."""
+
+    name: str = "agent"
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Start a new game; stochastic agents reseed here."""
+
+    @abstractmethod
+    def act(self, turn: Turn) -> np.ndarray:
+        """The action for this turn: a legal play, or zeros to draw (when ``turn.draw_allowed``)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def fallback_action(turn: Turn) -> np.ndarray:
+    """Draw when allowed, else the first legal play (``must_play_if_able`` forbids drawing)."""
+    if turn.draw_allowed:
+        return DRAW.copy()
+    plays = turn.legal_plays
+    return plays[0].copy() if plays else DRAW.copy()

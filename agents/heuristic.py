@@ -1,0 +1,91 @@
+"""Rule-based baselines: ``random``, ``greedy``, ``greedy_points`` and ``patient``.
+
+All of them read the legal plays (or the oracle's best play) from the :class:`~agents.base.Turn`,
+so they use the same exact oracle as the environment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from machiavelli_env.cards import NUM_TYPES
+
+from .base import DRAW, Agent, Turn, fallback_action
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal plays (``turn.legal_plays``) plus drawing when drawing is allowed."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, turn: Turn) -> np.ndarray:
+        plays = turn.legal_plays
+        options = len(plays) + (1 if turn.draw_allowed else 0)
+        if options == 0:
+            return DRAW.copy()
+        k = int(self.rng.integers(options))
+        return plays[k].copy() if k < len(plays) else DRAW.copy()
+
+
+class GreedyAgent(Agent):
+    """The oracle's play of the most cards (ties: most points); draws when there is none."""
+
+    name = "greedy"
+    objective = "cards"
+
+    def act(self, turn: Turn) -> np.ndarray:
+        play = turn.best_play(self.objective)
+        return play if play.any() else fallback_action(turn)
+
+
+class GreedyPointsAgent(GreedyAgent):
+    """The oracle's play shedding the most penalty points; draws when there is none."""
+
+    name = "greedy_points"
+    objective = "points"
+
+
+class PatientAgent(Agent):
+    """Holds cards back until a play is worth it.
+
+    Plays the oracle's max-cards play only when one of these holds, else draws:
+
+    * it sheds at least ``min_cards`` cards (default 3), or
+    * it empties the hand (going out), or
+    * some opponent holds at most ``danger`` cards (default 4), or
+    * the stock is empty, or drawing is not allowed.
+
+    Holding back keeps flexible cards in hand for later rebuilds of the table and denies
+    opponents material to attach to; it pays when opponents are far from going out.
+    """
+
+    name = "patient"
+
+    def __init__(self, min_cards: int = 3, danger: int = 4):
+        if min_cards < 1 or danger < 0:
+            raise ValueError(f"patient needs min_cards >= 1 and danger >= 0, got {min_cards}, {danger}")
+        self.min_cards = min_cards
+        self.danger = danger
+
+    def act(self, turn: Turn) -> np.ndarray:
+        play = turn.best_play("cards")
+        if not play.any():
+            return fallback_action(turn)
+        size = int(play.sum())
+        opponents = turn.hand_sizes[1:]
+        if (
+            size >= self.min_cards
+            or size == int(turn.hand.sum())
+            or (opponents and min(opponents) <= self.danger)
+            or turn.stock_size == 0
+            or not turn.draw_allowed
+        ):
+            return play
+        return np.zeros(NUM_TYPES, dtype=np.int64)
