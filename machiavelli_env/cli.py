@@ -129,6 +129,24 @@ SUBCOMMANDS: list[Subcommand] = [
         lambda p: _lazy("agents.cli:add_play_arguments")(p),
         "agents.cli:run_play",
     ),
+    Subcommand(
+        "league",
+        "a seeded league between agents with openskill ratings (local or on Ray)",
+        lambda p: _lazy("training.league_cli:add_league_arguments")(p),
+        "training.league_cli:run_league_cli",
+    ),
+    Subcommand(
+        "replay",
+        "replay saved games (eval/league --records) move by move in the terminal",
+        lambda p: _lazy("agents.replay:add_replay_arguments")(p),
+        "agents.replay:run_replay",
+    ),
+    Subcommand(
+        "train",
+        "PPO self-play training from a YAML config (checkpoints, logs, evaluations, learning curve)",
+        lambda p: _lazy("training.cli:add_train_args")(p),
+        "training.cli:run_train",
+    ),
 ]
 
 
@@ -147,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for cmd in SUBCOMMANDS:
-        p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        p = sub.add_parser(cmd.name, help=cmd.help.replace("%", "%%"), description=cmd.help)
         cmd.add_arguments(p)
         p.set_defaults(_runner=cmd.runner)
     return parser

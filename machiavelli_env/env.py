@@ -15,10 +15,19 @@ PettingZoo's ``OrderEnforcingWrapper``; rule fields may be overridden, e.g.
   every agent is truncated with reward 0).
 * Seeding: ``reset(seed=s)`` deals exactly ``game.new_game(rules, s)`` and seeds the stream of
   later unseeded resets; the rules configuration is kept across resets.
+* ``legal_plays(agent, limit)`` (most cards first, then most points; a documented subset past
+  ``limit``), ``best_play(agent, objective)`` and the inspection methods (``hand``,
+  ``table_melds``, ``stock_size``, ``state``, ``clone_state`` / ``restore_state``,
+  ``resample_hidden``) are on ``env.unwrapped``.
+
+The full reference (every index of the observation, the subset rule, help cards, matches,
+rewards, wrappers) is ``docs/ENV.md``.
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
 import gymnasium
@@ -141,10 +150,9 @@ class raw_env(AECEnv, EzPickle):
         if p == s.current and not s.done:
             mask = observation.action_mask(s, p)
         else:
-            nvec = observation.action_nvec(self.rules)
-            mask = tuple(np.eye(1, int(k), dtype=np.int8)[0] for k in nvec)
-        return {"observation": observation.observation_vector(s, p, draw_allowed=self._draw_allowed(p)),
-                "action_mask": mask}
+            mask = observation.no_action_mask(self.rules)
+        draw_allowed = True if not self.rules.must_play_if_able else self._draw_allowed(p)
+        return {"observation": observation.observation_vector(s, p, draw_allowed=draw_allowed), "action_mask": mask}
 
     def _draw_allowed(self, p: int) -> bool:
         s = self._require_state()
@@ -237,3 +245,18 @@ class raw_env(AECEnv, EzPickle):
         """A full state consistent with what ``agent`` has observed (see :func:`game.resample_hidden`)."""
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         return game.resample_hidden(self._require_state(), self._index(agent), gen)
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as :func:`env`.
+
+    The package exposes the function ``machiavelli_env.env`` lazily; importing this module
+    directly (``from machiavelli_env.env import raw_env``) makes Python bind the package attribute
+    ``env`` to the module instead, so calling the module keeps ``machiavelli_env.env(...)`` working.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> AECEnv:
+        return env(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -81,7 +81,7 @@ class ActionError(ValueError):
 class State:
     """Full state of a game (or match). Arrays are int64 count vectors unless noted, read-only.
 
-    ``hands`` (players, 53); ``table`` (53,) with ``melds`` its arrangement; ``stock`` the card
+    ``hands`` (players, 53); ``table`` (53,) with ``melds`` an arrangement of it (see below); ``stock`` the card
     types in draw order (top first); ``help`` the face-up help pile (53,); ``opened`` (players,)
     bool: has laid down in this game; ``known`` (players, 53): cards publicly known to be in each
     hand (revealed by failed plays, until played); ``last_play`` (players, 53): each player's last
@@ -94,12 +94,18 @@ class State:
     ``"deal"``, ``"draw"``, ``"pass"``, ``"play"`` or ``"failed"``, with ``":win"`` /
     ``":blocked"`` / ``":draw"`` appended when it ended a game, then ``":next_game"`` or
     ``":match_over"`` in match play.
+
+    ``melds`` is the table's arrangement into valid melds: the one given to :func:`new_state_from`
+    or left by an opening lay-down (the earlier melds plus the new ones), until the next successful
+    play; otherwise the oracle's repack of the table, computed when first read (pass ``None`` to
+    the constructor for that). It depends only on the game's history, never on which queries were
+    asked before; it is presentation only (every play repacks the whole table).
     """
 
     rules: Rules
     hands: np.ndarray
     table: np.ndarray
-    melds: tuple[tuple[int, ...], ...]
+    melds: tuple[tuple[int, ...], ...] | None
     stock: np.ndarray
     help: np.ndarray
     current: int
@@ -126,10 +132,11 @@ class State:
         if self.rewards is None:
             object.__setattr__(self, "rewards", np.zeros(n, dtype=np.float64))
         for name in _ARRAYS:
-            arr = np.array(getattr(self, name), dtype=_DTYPES.get(name, np.int64), copy=True)
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
-        object.__setattr__(self, "melds", tuple(tuple(int(c) for c in m) for m in self.melds))
+            arr = getattr(self, name)
+            if not _is_frozen(arr, _DTYPES.get(name, np.int64)):
+                arr = np.array(arr, dtype=_DTYPES.get(name, np.int64), copy=True)
+                arr.setflags(write=False)
+                object.__setattr__(self, name, arr)
         for name in ("current", "passes", "turn", "game", "seed", "winner"):
             object.__setattr__(self, name, int(getattr(self, name)))
         for name in ("done", "truncated"):
@@ -161,14 +168,85 @@ class State:
         return int(_points(self.rules) @ self.hands[player])
 
 
+def _get_melds(self: State) -> tuple[tuple[int, ...], ...]:
+    melds = self.__dict__.get("_melds")
+    if melds is None:
+        melds = _arrange_table(self.rules, self.table)
+        self.__dict__["_melds"] = melds
+    return melds
+
+
+def _set_melds(self: State, value: Any) -> None:  # reached only through the dataclass __init__
+    self.__dict__["_melds"] = None if value is None else _meld_tuple(value)
+
+
+State.melds = property(_get_melds, _set_melds, doc="The table's arrangement into valid melds (see State).")
+
+
+def _raw_melds(state: State) -> tuple[tuple[int, ...], ...] | None:
+    """The stored arrangement, ``None`` when it is still to be computed (never computes it)."""
+    return state.__dict__.get("_melds")
+
+
+def _meld_tuple(melds: Iterable[Iterable[int]]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(c) for c in m) for m in melds)
+
+
+def _arrange_table(rules: Rules, table: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    if not table.any():
+        return ()
+    melds = oracle.repack(table, np.zeros(NUM_TYPES, dtype=np.int64), rules)
+    if melds is None:  # pragma: no cover - the engine only builds valid tables
+        raise RuntimeError("the table cannot be arranged into valid melds")
+    return _meld_tuple(melds)
+
+
+def _is_frozen(arr: Any, dtype: Any) -> bool:
+    """A read-only array of ``dtype`` whose memory nobody can write through (safe to share)."""
+    return (
+        isinstance(arr, np.ndarray)
+        and arr.dtype == dtype
+        and not arr.flags.writeable
+        and (arr.base is None or (isinstance(arr.base, np.ndarray) and not arr.base.flags.writeable))
+    )
+
+
+def _freeze(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+_ZEROS = {n: _freeze(np.zeros(n, dtype=np.float64)) for n in range(2, 7)}
+
+
+def _zeros(n: int) -> np.ndarray:
+    """Read-only float64 zeros of length ``n`` (shared: rewards of an ordinary transition)."""
+    return _ZEROS[n]
+
+
+def _evolve(state: State, **changes: Any) -> State:
+    """``dataclasses.replace`` without re-validation, for the engine's own transitions.
+
+    Every array in ``changes`` must be read-only with the field's dtype and every scalar of the
+    field's type (as :meth:`State.__post_init__` would leave them); ``melds`` is stored raw.
+    """
+    new = object.__new__(State)
+    d = new.__dict__
+    d.update(state.__dict__)
+    if "melds" in changes:
+        d["_melds"] = changes.pop("melds")
+    d.update(changes)
+    return new
+
+
 # ---------------------------------------------------------------------------------------------- helpers
 def _points(rules: Rules) -> np.ndarray:
-    return np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
+    return legal.rules_info(rules).points
 
 
 def pack_counts(rules: Rules) -> np.ndarray:
     """Copies of each card type in the pack."""
-    return np.array([rules.copies(c) for c in range(NUM_TYPES)], dtype=np.int64)
+    return legal.rules_info(rules).pack.copy()
 
 
 def _deal_rng(seed: int, game: int) -> np.random.Generator:
@@ -289,7 +367,7 @@ def _over_pack(used: np.ndarray, rules: Rules) -> str:
 
 def clone(state: State) -> State:
     """An independent copy of a state (states are immutable; this copies the arrays)."""
-    return replace(state)
+    return replace(state, melds=_raw_melds(state), **{name: getattr(state, name).copy() for name in _ARRAYS})
 
 
 # ---------------------------------------------------------------------------------------------- actions
@@ -320,6 +398,11 @@ def check_action(state: State, action: Any) -> np.ndarray:
             raise ActionError(str(exc)) from None
     if action is None:
         raise ActionError("action is None; pass a count vector of shape (53,) (all zeros to draw)")
+    if (
+        type(action) is np.ndarray and action.dtype == np.int64 and action.shape == (NUM_TYPES,)
+        and not (action < 0).any()
+    ):  # the usual case, checked quickly; the general path below names any problem
+        return _held(state, action)
     try:
         arr = np.asarray(action)
     except Exception as exc:  # pragma: no cover - exotic inputs
@@ -338,13 +421,13 @@ def check_action(state: State, action: Any) -> np.ndarray:
 def _held(state: State, counts: np.ndarray) -> np.ndarray:
     p = state.current
     allowed = allowed_counts(state, p)
-    over = np.flatnonzero(counts > allowed)
-    if over.size:
+    if (counts > allowed).any():
+        over = np.flatnonzero(counts > allowed)
         hand = state.hands[p]
         names = ", ".join(f"{card_name(int(c))} x{int(counts[c])} (holds {int(hand[c])})" for c in over)
         extra = " plus the usable help cards" if help_usable(state, p) else ""
         raise ActionError(f"player {p} does not hold the cards of the action{extra}: {names}")
-    return counts.astype(np.int64)
+    return counts.astype(np.int64, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------- step
@@ -353,17 +436,19 @@ def step(state: State, action: Any) -> State:
     a = check_action(state, action)
     r, n, p = state.rules, state.rules.players, state.current
     hands = state.hands.copy()
-    table, help_, stock = state.table.copy(), state.help.copy(), state.stock.copy()
-    opened, known = state.opened.copy(), state.known.copy()
-    last_play, last_action = state.last_play.copy(), state.last_action.copy()
-    melds = state.melds
+    # arrays that may not change are shared with the old state (both read-only) until written
+    table, help_, stock = state.table, state.help, state.stock
+    opened, known, last_play, last_action = state.opened, state.known, state.last_play, state.last_action.copy()
+    melds = _raw_melds(state)
     stock_empty = stock.size == 0
     played = False
 
     def draw(k: int) -> None:
         nonlocal stock
         take, stock = stock[:k], stock[k:]
-        np.add.at(hands[p], take, 1)
+        row = hands[p]
+        for c in take:
+            row[c] += 1
 
     if not a.any():
         if r.must_play_if_able and legal.has_play(
@@ -374,37 +459,51 @@ def step(state: State, action: Any) -> State:
         last_action[p] = PASS if stock_empty else DRAW
         draw(2 if r.always_draw and not opened[p] else 1)
     else:
-        from_hand, from_help = legal.split_play(a, hands[p])
-        arranged = legal.arrange_play(
-            table, hands[p], a, r, opened=bool(opened[p]), help=help_ if help_usable(state, p) else None
+        from_hand = np.minimum(a, state.hands[p])
+        from_help = a - from_hand
+        opening = legal.needs_opening(r, bool(opened[p]))
+        ok, arranged = legal.check_split_play(
+            table, a, from_hand, from_help, r, opening, help_ if help_.any() and not opening else None
         )
-        if arranged is None:
+        if not ok:
             event = "failed"
             last_action[p] = FAILED
+            known = known.copy()
             known[p] = np.maximum(known[p], from_hand)
             draw(r.failed_play_penalty)
         else:
             event = "play"
             played = True
-            if legal.needs_opening(r, bool(opened[p])):
-                melds = melds + tuple(tuple(m) for m in arranged)
-            else:
-                melds = tuple(tuple(m) for m in arranged)
-            table += a
+            if opening:  # the table's melds stay, the new ones join them
+                new_melds = arranged
+                if new_melds is None:  # known legal: arrange the lay-down itself
+                    new_melds = legal.arrange_play(table, hands[p], a, r, opened=False)
+                melds = state.melds + _meld_tuple(new_melds)
+            else:  # the arrangement just computed (help plays, repack of table + play), else computed when read
+                melds = None if arranged is None else _meld_tuple(arranged)
+            table = table + a
             hands[p] -= from_hand
-            help_ -= from_help
-            known[p] = np.maximum(known[p] - from_hand, 0)
+            if from_help.any():
+                help_ = help_ - from_help
+            if known[p].any():
+                known = known.copy()
+                known[p] = np.maximum(known[p] - from_hand, 0)
+            last_play = last_play.copy()
             last_play[p] = a
             last_action[p] = PLAY
-            opened[p] = True
+            if not opened[p]:
+                opened = opened.copy()
+                opened[p] = True
             if hands[p].any() and r.always_draw:
                 draw(1)
 
     passes = 0 if played or not stock_empty else state.passes + 1
-    new = replace(
-        state, hands=hands, table=table, melds=melds, stock=stock, help=help_, current=(p + 1) % n,
-        opened=opened, known=known, last_play=last_play, last_action=last_action, passes=passes,
-        turn=state.turn + 1, rewards=np.zeros(n), event=event, result="",
+    # every writeable array here was made by this step: freeze it rather than let State copy it
+    new = _evolve(
+        state, hands=_freeze(hands), table=_freeze(table), melds=melds, stock=stock, help=_freeze(help_),
+        current=(p + 1) % n, opened=_freeze(opened), known=_freeze(known), last_play=_freeze(last_play),
+        last_action=_freeze(last_action), passes=passes, turn=state.turn + 1, rewards=_zeros(n),
+        event=event, result="",
     )
     if played and not hands[p].any():
         new = _end_game(new, p, "win")
@@ -413,7 +512,7 @@ def step(state: State, action: Any) -> State:
         low = np.flatnonzero(pts == pts.min())
         new = _end_game(new, int(low[0]) if low.size == 1 else -1, "blocked" if low.size == 1 else "draw")
     if not new.done and new.turn >= r.max_turns:
-        new = replace(new, done=True, truncated=True, winner=-1, result="truncated")
+        new = _evolve(new, done=True, truncated=True, winner=-1, result="truncated")
     return new
 
 
@@ -439,8 +538,8 @@ def _end_game(state: State, winner: int, result: str) -> State:
         loser_pts[winner] = 0
     if r.match_target <= 0:
         return replace(
-            state, done=True, winner=winner, result=result, rewards=_reward_vector(r, winner, loser_pts),
-            event=f"{state.event}:{result}",
+            state, melds=_raw_melds(state), done=True, winner=winner, result=result,
+            rewards=_reward_vector(r, winner, loser_pts), event=f"{state.event}:{result}",
         )
     scores = state.scores + loser_pts
     game_rewards = _reward_vector(r, winner, loser_pts) if r.reward == "points" else np.zeros(r.players)
@@ -449,7 +548,7 @@ def _end_game(state: State, winner: int, result: str) -> State:
         mwin = int(low[0]) if low.size == 1 else -1
         rewards = game_rewards if r.reward == "points" else _reward_vector(r, mwin, scores)
         return replace(
-            state, scores=scores, done=True, winner=mwin, result=result, rewards=rewards,
+            state, melds=_raw_melds(state), scores=scores, done=True, winner=mwin, result=result, rewards=rewards,
             event=f"{state.event}:{result}:match_over",
         )
     nxt = _deal(r, state.seed, state.game + 1)
@@ -471,7 +570,7 @@ def legal_plays(state: State, player: int | None = None, limit: int = 64) -> lis
 def best_play(state: State, player: int | None = None, objective: str = "cards") -> np.ndarray:
     """The oracle's optimal play for ``player`` (hand cards only; respects the opening rule)."""
     p = state.current if player is None else player
-    return legal.best_play(state.table, state.hands[p], state.rules, opened=bool(state.opened[p]), objective=objective)
+    return legal.best_play_counts(state.table, state.hands[p], state.rules, bool(state.opened[p]), objective)
 
 
 def draw_allowed(state: State, player: int | None = None) -> bool:
@@ -530,7 +629,7 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
     for q, k in sizes.items():
         np.add.at(hands[q], cards[i:i + k], 1)
         i += k
-    return replace(state, hands=hands, stock=cards[i:], seed=int(rng.integers(0, 2**63 - 1)))
+    return replace(state, melds=_raw_melds(state), hands=hands, stock=cards[i:], seed=int(rng.integers(0, 2**63 - 1)))
 
 
 # ---------------------------------------------------------------------------------------------- text and JSON

@@ -3,7 +3,8 @@
 Pure functions of count vectors (no game state), so that the engine, the environments, agents and
 the CLI share them. A *play* is a count vector (53,) of the cards taken from the hand (and, with
 ``help_cards``, from the face-up help pile); it is legal when the table plus the play partitions
-into valid melds (:func:`arrange_play` states every rule exactly).
+into valid melds (:func:`arrange_play` states every rule exactly). ``table`` arguments must be
+a valid table (partitionable into melds), as the engine guarantees.
 
 Rules applied here:
 
@@ -16,12 +17,23 @@ Rules applied here:
   oracle has no group-membership bound, so the group condition is checked exactly here by trying
   every choice of groups that cover the help copies and repacking the rest with the oracle.
   Once on the table, help cards are ordinary table cards.
+
+Speed (every answer stays exact; the oracle decides every legality question):
+
+* :func:`legal_plays` asks the oracle's :func:`~machiavelli_env.oracle.api.best_plays_by_card`
+  once (one forward/backward pass of its DP) for the playable card types and a play per card,
+  then enumerates plays depth-first over those types only, each feasible answer serving as a
+  witness that spares the queries it already settles;
+* small caches (cleared when full) hold recent :func:`legal_plays` answers and which plays are
+  known to be legal on which table, so that the engine's :func:`check_play` after a
+  :func:`best_play` / :func:`legal_plays` answer needs no second oracle call.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,6 +46,46 @@ Counts = Sequence[int] | np.ndarray
 Melds = list[list[int]]
 
 _ZERO = np.zeros(NUM_TYPES, dtype=np.int64)
+_ZERO.setflags(write=False)
+_KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
+_PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
+
+
+# ---------------------------------------------------------------------------------------------- per-rules facts
+@dataclass(frozen=True, eq=False)
+class RulesInfo:
+    """Per-rules constants, computed once per distinct :class:`Rules` value (see :func:`rules_info`)."""
+
+    key: int  # small id of the rules value (equal rules share it)
+    points: np.ndarray  # (53,) hand points of each card type
+    pack: np.ndarray  # (53,) copies of each card type in the pack
+    ones: np.ndarray  # (53,) weights of the "cards" objective
+
+
+_INFO_BY_ID: dict[int, tuple[Rules, RulesInfo]] = {}
+_INFO_BY_VALUE: dict[Rules, RulesInfo] = {}
+
+
+def rules_info(rules: Rules) -> RulesInfo:
+    """Constants of a rules value (cached; equal rules values share one entry)."""
+    hit = _INFO_BY_ID.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    info = _INFO_BY_VALUE.get(rules)
+    if info is None:
+        arrays = (
+            np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64),
+            np.array([rules.copies(c) for c in range(NUM_TYPES)], dtype=np.int64),
+            np.ones(NUM_TYPES, dtype=np.int64),
+        )
+        for a in arrays:
+            a.setflags(write=False)
+        info = RulesInfo(len(_INFO_BY_VALUE), *arrays)
+        _INFO_BY_VALUE[rules] = info
+    if len(_INFO_BY_ID) > 256:
+        _INFO_BY_ID.clear()
+    _INFO_BY_ID[id(rules)] = (rules, info)
+    return info
 
 
 def needs_opening(rules: Rules, opened: bool) -> bool:
@@ -48,10 +100,38 @@ def split_play(play: Counts, hand: Counts) -> tuple[np.ndarray, np.ndarray]:
     return from_hand, p - from_hand
 
 
-def _points(rules: Rules) -> np.ndarray:
-    return np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
+def _opening_kw(rules: Rules, opening: bool) -> dict[str, int | bool]:
+    if not opening:
+        return {}
+    return {"need_group": rules.opening == "group", "min_open_points": rules.opening_points}
 
 
+def _query(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, rules: Rules, kw: dict) -> oracle.Play | None:
+    """The oracle's bounded question (:func:`machiavelli_env.oracle.api.solve`): ``counts`` = x - lo."""
+    return oracle.solve(lo, hi, w, rules, **kw)
+
+
+# ---------------------------------------------------------------------------------------------- known plays
+_KNOWN: dict[tuple, bool] = {}
+
+
+def _known_key(info: RulesInfo, opening: bool, table: np.ndarray, play: np.ndarray) -> tuple:
+    return (info.key, opening, table.tobytes(), play.tobytes())
+
+
+def _remember(info: RulesInfo, opening: bool, table: np.ndarray, play: np.ndarray, legal: bool) -> None:
+    if len(_KNOWN) >= _KNOWN_SIZE:
+        _KNOWN.clear()
+    _KNOWN[_known_key(info, opening, table, play)] = legal
+
+
+def clear_caches() -> None:
+    """Drop the caches of this module (answers never depend on them)."""
+    _KNOWN.clear()
+    _PLAYS.clear()
+
+
+# ---------------------------------------------------------------------------------------------- legality
 def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) -> Melds | None:
     """An arrangement of ``table + play + help_used`` in which every help copy lies in a group.
 
@@ -66,7 +146,8 @@ def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) ->
 
     def cover(avail: np.ndarray, need: np.ndarray) -> Melds | None:
         if not need.any():
-            return oracle.repack(avail, _ZERO, rules)
+            res = _query(avail, avail, _ZERO, rules, {})
+            return None if res is None else res.melds
         key = (avail.tobytes(), need.tobytes())
         if key in failed:
             return None
@@ -93,6 +174,54 @@ def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) ->
     return cover(avail, need)
 
 
+def check_play(
+    table: Counts, hand: Counts, play: Counts, rules: Rules, *, opened: bool = True, help: Counts | None = None
+) -> tuple[bool, Melds | None]:
+    """Whether ``play`` is legal, and the new table's arrangement when it was computed.
+
+    The arrangement (as :func:`arrange_play` gives it) comes only when it was computed here: help
+    plays, and plays not already known to be legal from an earlier :func:`best_play` or
+    :func:`legal_plays` answer; otherwise ``None``. Same rules as :func:`arrange_play`.
+    """
+    t, h, p = as_counts(table, "table"), as_counts(hand, "hand"), as_counts(play, "play")
+    hp = None if help is None else as_counts(help, "help")
+    from_hand, from_help = split_play(p, h)
+    return check_split_play(t, p, from_hand, from_help, rules, needs_opening(rules, opened), hp)
+
+
+def check_split_play(
+    table: np.ndarray,
+    play: np.ndarray,
+    from_hand: np.ndarray,
+    from_help: np.ndarray,
+    rules: Rules,
+    opening: bool,
+    help: np.ndarray | None,
+) -> tuple[bool, Melds | None]:
+    """:func:`check_play` on validated int64 vectors, the play already split (see :func:`split_play`)."""
+    if not from_hand.any():
+        return False, None
+    uses_help = from_help.any()
+    if not uses_help:
+        info = rules_info(rules)
+        key = _known_key(info, opening, table, play)
+        known = _KNOWN.get(key)
+        if known is not None:
+            return known, None
+        if opening:
+            res = _query(play, play, _ZERO, rules, _opening_kw(rules, True))
+        else:
+            total = table + play
+            res = _query(total, total, _ZERO, rules, {})
+        legal = res is not None
+        _remember(info, opening, table, play, legal)
+        return legal, None if res is None else res.melds
+    if opening or help is None or (from_help > help).any():
+        return False, None
+    melds = help_repack(table, from_hand, from_help, rules)
+    return melds is not None, melds
+
+
 def arrange_play(
     table: Counts, hand: Counts, play: Counts, rules: Rules, *, opened: bool = True, help: Counts | None = None
 ) -> Melds | None:
@@ -111,25 +240,38 @@ def arrange_play(
     if needs_opening(rules, opened):
         if from_help.any():
             return None
-        res = oracle.solve(
-            from_hand, from_hand, _ZERO, rules,
-            need_group=rules.opening == "group", min_open_points=rules.opening_points,
-        )
+        res = _query(from_hand, from_hand, _ZERO, rules, _opening_kw(rules, True))
         return None if res is None else res.melds
     if from_help.any():
         return help_repack(t, from_hand, from_help, rules)
-    return oracle.repack(t, from_hand, rules)
+    total = t + from_hand
+    res = _query(total, total, _ZERO, rules, {})
+    return None if res is None else res.melds
 
 
+# ---------------------------------------------------------------------------------------------- best plays
 def best_play(
     table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, objective: str = "cards"
 ) -> np.ndarray:
     """The oracle's optimal play from the hand (hand cards only), or zeros when there is none."""
-    t, h = as_counts(table, "table"), as_counts(hand, "hand")
-    if needs_opening(rules, opened):
-        res = oracle.opening_play(h, rules, objective)
-        return _ZERO.copy() if res is None else res.counts.astype(np.int64)
-    return oracle.best_play(t, h, rules, objective).counts.astype(np.int64)
+    return best_play_counts(as_counts(table, "table"), as_counts(hand, "hand"), rules, opened, objective)
+
+
+def best_play_counts(table: np.ndarray, hand: np.ndarray, rules: Rules, opened: bool, objective: str) -> np.ndarray:
+    """:func:`best_play` on int64 count vectors already known to be valid."""
+    info = rules_info(rules)
+    w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
+    opening = rules.opening != "none" and not opened
+    base = _ZERO if opening else table
+    res = _query(base, base + hand, w, rules, _opening_kw(rules, opening))
+    if res is None:
+        if opening:
+            return _ZERO.copy()
+        raise oracle.OracleError("the table cannot be arranged into valid melds")
+    x = res.counts
+    if x.any():
+        _remember(info, opening, table, x, True)
+    return x
 
 
 def has_play(table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, help: Counts | None = None) -> bool:
@@ -141,8 +283,12 @@ def has_play(table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, 
     return False
 
 
+# ---------------------------------------------------------------------------------------------- legal plays
+_PLAYS: dict[tuple, tuple[bytes, ...]] = {}
+
+
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:
-    return (-int(x.sum()), -int(pts @ x), tuple(int(v) for v in -x))
+    return (-int(x.sum()), -int(pts @ x), (-x).tolist())
 
 
 def legal_plays(
@@ -156,77 +302,91 @@ def legal_plays(
 ) -> list[np.ndarray]:
     """Distinct legal plays (count vectors), most cards first, then most hand points.
 
-    All of them when there are at most ``limit``. Otherwise a deterministic subset of ``limit``
-    plays made of, in this priority: a max-cards play, a max-points play, for each playable hand
-    card type (in card order) a max-cards play containing it, then the first plays found by a
-    depth-first search that tries card types in card order and larger counts first.
+    Ties are broken by the count vectors (more copies of lower card types first), so the order
+    is total. All legal plays when there are at most ``limit``. Otherwise a deterministic subset of
+    ``limit`` plays made of, in this priority:
 
-    With ``help`` (the help pile, when the player may use it) plays may also name help cards;
-    the guaranteed entries above are then computed over hand cards only.
+    1. a max-cards play (the first, in card order, of the plays of 3 with the most cards),
+    2. a max-points play (the oracle's ``best_play(..., "points")``),
+    3. for each playable hand card type, in card order, a max-cards play containing it (the
+       oracle's :func:`~machiavelli_env.oracle.api.best_plays_by_card`),
+    4. then the first plays of a depth-first enumeration that tries the playable card types in
+       card order and, for each, larger counts first,
+
+    without repeats, then sorted as above. The guarantees of 1-3 hold whenever ``limit`` is at
+    least 2 plus the number of playable card types. With ``help`` (the help pile, when the
+    player may use it) plays may also name help cards; the guaranteed entries are computed over
+    hand cards only.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
+    info = rules_info(rules)
     t, h = as_counts(table, "table"), as_counts(hand, "hand")
     opening = needs_opening(rules, opened)
-    hp = _ZERO if help is None or opening else as_counts(help, "help")
+    hp = None if help is None or opening else as_counts(help, "help")
+    if hp is not None and not hp.any():
+        hp = None
+    key = (info.key, opening, t.tobytes(), h.tobytes(), b"" if hp is None else hp.tobytes(), int(limit))
+    hit = _PLAYS.get(key)
+    if hit is not None:
+        return [np.frombuffer(b, dtype=np.int64).copy() for b in hit]
+    plays = _legal_plays(t, h, hp, rules, info, opening, int(limit))
+    if len(_PLAYS) >= _PLAYS_SIZE:
+        _PLAYS.clear()
+    _PLAYS[key] = tuple(x.tobytes() for x in plays)
+    return plays
+
+
+def _legal_plays(
+    t: np.ndarray, h: np.ndarray, hp: np.ndarray | None, rules: Rules, info: RulesInfo, opening: bool, limit: int
+) -> list[np.ndarray]:
     base = _ZERO if opening else t
-    kw = {"need_group": rules.opening == "group", "min_open_points": rules.opening_points} if opening else {}
-    pts = _points(rules)
-    ones = np.ones(NUM_TYPES, dtype=np.int64)
+    kw = _opening_kw(rules, opening)
+    ones = info.ones
 
-    # guaranteed plays (hand cards only): max cards, max points, one containing each playable type
-    guaranteed: list[np.ndarray] = []
-    playable = np.zeros(NUM_TYPES, dtype=bool)
-    root: np.ndarray | None = None
-    for w in (ones, pts):
-        res = oracle.solve(base, base + h, w, rules, **kw)
-        if res is not None:
-            root = res.counts.astype(np.int64)
-            if root.any():
-                guaranteed.append(root)
-                playable |= root > 0
-    for c in np.flatnonzero((h > 0) & ~playable):
-        lo = base.copy()
-        lo[c] += 1
-        res = oracle.solve(lo, base + h, ones, rules, **kw)
-        if res is None:
-            continue
-        x = res.counts.astype(np.int64)
-        x[c] += 1
-        playable |= x > 0
-        guaranteed.append(x)
+    # one forward/backward pass of the oracle: for every playable hand card type, a max-cards play
+    # containing it; the first of those with the most cards is a max-cards play overall
+    by_card = {c: play.counts for c, play in oracle.best_plays_by_card(base, h, rules, "cards", **kw).items()}
+    playable = sorted(by_card)
+    root = max((by_card[c] for c in playable), key=lambda x: int(x.sum()), default=None)
+    if hp is None and root is None:
+        return []
 
-    # depth-first search over the card types that can take part in a play, larger counts first;
-    # a feasible query's solution (a witness) makes the child that agrees with it free
-    avail = h + hp
-    if hp.any():
-        types = [int(c) for c in np.flatnonzero(avail > 0)]
-        res = oracle.solve(base, base + avail, ones, rules, **kw)
-        root = None if res is None else res.counts.astype(np.int64)
+    # depth-first enumeration; a feasible query's solution (a witness) makes the child that agrees
+    # with it free. With help cards every held or help type takes part and each leaf is checked.
+    if hp is None:
+        avail = np.zeros(NUM_TYPES, dtype=np.int64)
+        avail[playable] = h[playable]
+        types = playable
+        top = root
     else:
-        types = [int(c) for c in np.flatnonzero(playable)]
+        avail = h + hp
+        types = [int(c) for c in np.flatnonzero(avail)]
+        res = _query(base, base + avail, ones, rules, kw)
+        top = None if res is None else res.counts
     found: list[np.ndarray] = []
     seen: set[bytes] = set()
 
     def emit(x: np.ndarray) -> None:
-        key = x.tobytes()
-        if key in seen:
+        k = x.tobytes()
+        if k in seen:
             return
-        from_hand, from_help = split_play(x, h)
-        if not from_hand.any():
-            return
-        if from_help.any() and help_repack(t, from_hand, from_help, rules) is None:
-            return
-        seen.add(key)
+        if hp is not None:
+            from_hand, from_help = split_play(x, h)
+            if not from_hand.any():
+                return
+            if from_help.any() and help_repack(t, from_hand, from_help, rules) is None:
+                return
+        seen.add(k)
         found.append(x.copy())
 
     x = _ZERO.copy()
     rest = np.zeros(NUM_TYPES, dtype=np.int64)
-    for c in types:
-        rest[c] = avail[c]
+    rest[types] = avail[types]
+    n_types = len(types)
 
-    def dfs(i: int, witness: np.ndarray) -> bool:  # returns True to stop
-        if i == len(types):
+    def dfs(i: int, witness: np.ndarray) -> bool:  # True: stop (more than `limit` found)
+        if i == n_types:
             if x.any():
                 emit(x)
             return len(found) > limit
@@ -238,7 +398,8 @@ def legal_plays(
             if k == witness[c]:
                 child = witness
             else:
-                res = oracle.solve(base + x, base + x + rest, ones, rules, **kw)
+                lo = base + x
+                res = _query(lo, lo + rest, ones, rules, kw)
                 if res is None:
                     continue
                 child = x + res.counts
@@ -249,17 +410,29 @@ def legal_plays(
         rest[c] = avail[c]
         return stop
 
-    if types and root is not None:
-        dfs(0, root)
+    if types and top is not None:
+        dfs(0, top)
 
     if len(found) <= limit:
         plays = found
     else:
+        # the guaranteed entries (hand cards only): max cards, max points, one per playable card
+        guaranteed: list[np.ndarray] = []
+        if root is not None:
+            guaranteed.append(root)
+            hand_only = base + avail if hp is None else base + h
+            res = _query(base, hand_only, info.points, rules, kw)
+            if res is not None and res.counts.any():
+                guaranteed.append(res.counts)
+            guaranteed.extend(by_card[c] for c in playable)
         plays, keys = [], set()
         for y in guaranteed + found:
             k = y.tobytes()
             if k not in keys and len(plays) < limit:
                 keys.add(k)
                 plays.append(y)
-    plays.sort(key=lambda y: _order_key(y, pts))
+    plays.sort(key=lambda y: _order_key(y, info.points))
+    if hp is None:
+        for y in plays:
+            _remember(info, opening, t, y, True)
     return plays

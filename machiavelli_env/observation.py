@@ -39,7 +39,8 @@ Scalars (74, from offset 795):
 
 Action mask: a tuple of 53 int8 arrays, one per card type, of length ``nvec[i] = copies + 1``;
 entry ``k`` is 1 when naming ``k`` copies is allowed (``k`` up to the held count, plus the help
-pile when usable) -- the form ``gymnasium.spaces.MultiDiscrete.sample(mask)`` accepts.
+pile when usable) -- the form ``gymnasium.spaces.MultiDiscrete.sample(mask)`` accepts. The
+arrays are read-only and shared between observations (copy one before changing it).
 """
 
 from __future__ import annotations
@@ -73,6 +74,73 @@ OFF_DRAW_ALLOWED = OFF_TURN + 1
 OFF_RULES = OFF_DRAW_ALLOWED + 1
 
 
+class _ObsInfo:
+    """Per-rules constants of the observation (cached by :func:`_obs_info`)."""
+
+    def __init__(self, rules: Rules):
+        pack = game.pack_counts(rules)
+        self.nvec = pack + 1
+        self.nvec.setflags(write=False)
+        self.width = int(self.nvec.max())
+        d = pack.astype(np.float32)
+        d[JOKER] = max(rules.jokers, 1)
+        self.norm = 1.0 / d  # float32, as in every release: counts * norm, then float32
+        self.pack = pack
+        self.pack_size = float(rules.pack_size)
+        self.rules_features = rules_features(rules)
+        self.max_turns = rules.max_turns
+        self.match_target = rules.match_target
+        self.players = rules.players
+        self.arange = np.arange(self.width)
+        n = rules.players
+        # seat order of each observer: itself, then the opponents in turn order
+        self.seats = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
+        # read-only mask rows: rows[i][a] allows counts 0..a of card type i (a up to the copies of i
+        # plus the help pile, so up to twice the copies)
+        self.rows = []
+        for i in range(NUM_TYPES):
+            k = int(self.nvec[i])
+            opts = []
+            for a in range(2 * k):
+                row = (np.arange(k) <= a).astype(np.int8)
+                row.setflags(write=False)
+                opts.append(row)
+            self.rows.append(opts)
+        self.none_mask = tuple(opts[0] for opts in self.rows)
+        # observation_vector gathers the card planes from the rows of one stacked array:
+        # hands 0..n-1, known n..2n-1, last plays 2n..3n-1, table 3n, help 3n+1, zeros 3n+2
+        zero = 3 * n + 2
+        self.zero_row = np.zeros((1, NUM_TYPES), dtype=np.int64)
+        self.plane_rows, self.unseen_rows, self.templates = [], [], []
+        for p in range(n):
+            opp = [(p + k) % n for k in range(1, n)]
+            rows = [p, 3 * n, 3 * n + 1, zero, 2 * n + p]
+            rows += [n + q for q in opp] + [zero] * (MAX_OPPONENTS - len(opp))
+            rows += [2 * n + q for q in opp] + [zero] * (MAX_OPPONENTS - len(opp))
+            self.plane_rows.append(np.array(rows))
+            # unseen = pack - own hand - table - help - known cards of the opponents
+            self.unseen_rows.append(np.array([PLANE_HAND, PLANE_TABLE, PLANE_HELP]
+                                             + [PLANE_OPP_KNOWN + k for k in range(len(opp))]))
+            sc = np.zeros(NUM_SCALARS, dtype=np.float32)
+            sc[6:6 + n] = 1.0
+            sc[52:] = self.rules_features
+            self.templates.append(sc)
+        self.norm_planes = np.tile(self.norm, NUM_PLANES)
+
+
+_OBS_INFO: dict[int, tuple[Rules, _ObsInfo]] = {}
+
+
+def _obs_info(rules: Rules) -> _ObsInfo:
+    hit = _OBS_INFO.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        if len(_OBS_INFO) > 256:
+            _OBS_INFO.clear()
+        hit = (rules, _ObsInfo(rules))
+        _OBS_INFO[id(rules)] = hit
+    return hit[1]
+
+
 def action_nvec(rules: Rules) -> np.ndarray:
     """``nvec`` of the MultiDiscrete action: copies of each card type in the pack, plus one."""
     return game.pack_counts(rules) + 1
@@ -99,9 +167,7 @@ def observation_space(rules: Rules) -> spaces.Dict:
 
 
 def _norm(rules: Rules) -> np.ndarray:
-    d = game.pack_counts(rules).astype(np.float32)
-    d[JOKER] = max(rules.jokers, 1)
-    return 1.0 / d
+    return _obs_info(rules).norm
 
 
 def rules_features(rules: Rules) -> np.ndarray:
@@ -132,46 +198,51 @@ def unseen_counts(state: game.State, player: int) -> np.ndarray:
 
 
 def action_mask(state: game.State, player: int) -> tuple[np.ndarray, ...]:
-    """The tuple-of-int8 mask of allowed counts per card type (see the module docstring)."""
-    allowed = game.allowed_counts(state, player)
-    nvec = action_nvec(state.rules)
-    return tuple((np.arange(int(nvec[i])) <= allowed[i]).astype(np.int8) for i in range(NUM_TYPES))
+    """The tuple-of-int8 mask of allowed counts per card type (see the module docstring).
+
+    The arrays are read-only and shared between calls (copy one to modify it).
+    """
+    info = _obs_info(state.rules)
+    if state.help.any():
+        allowed = game.allowed_counts(state, player).tolist()
+    else:
+        allowed = state.hands[player].tolist()
+    return tuple(map(list.__getitem__, info.rows, allowed))
+
+
+def no_action_mask(rules: Rules) -> tuple[np.ndarray, ...]:
+    """The mask of an agent that is not to move: only count 0 of each card type (read-only arrays)."""
+    return _obs_info(rules).none_mask
 
 
 def observation_vector(state: game.State, player: int, *, draw_allowed: bool | None = None) -> np.ndarray:
     """The float32 observation vector of ``player`` (layout in the module docstring)."""
-    r = state.rules
-    norm = _norm(r)
-    pack = float(r.pack_size)
-    planes = np.zeros((NUM_PLANES, NUM_TYPES), dtype=np.float32)
-    planes[PLANE_HAND] = state.hands[player] * norm
-    planes[PLANE_TABLE] = state.table * norm
-    planes[PLANE_HELP] = state.help * norm
-    planes[PLANE_UNSEEN] = unseen_counts(state, player) * norm
-    planes[PLANE_OWN_LAST] = state.last_play[player] * norm
-    seats = [player, *seat_order(state, player)]
-    for k, q in enumerate(seats[1:]):
-        planes[PLANE_OPP_KNOWN + k] = state.known[q] * norm
-        planes[PLANE_OPP_LAST + k] = state.last_play[q] * norm
-    sc = np.zeros(NUM_SCALARS, dtype=np.float32)
-    hand_sizes = state.hands.sum(axis=1)
-    for k, q in enumerate(seats):
-        sc[k] = hand_sizes[q] / pack
-        sc[6 + k] = 1.0
-        sc[12 + k] = float(state.opened[q])
-        code = int(state.last_action[q])
+    info = _obs_info(state.rules)
+    n = info.players
+    seats = info.seats[player]
+    stacked = np.concatenate(
+        (state.hands, state.known, state.last_play, state.table[None], state.help[None], info.zero_row)
+    )
+    counts = stacked[info.plane_rows[player]]
+    counts[PLANE_UNSEEN] = info.pack - counts[info.unseen_rows[player]].sum(axis=0)
+    out = np.empty(OBS_SIZE, dtype=np.float32)
+    np.multiply(counts.reshape(-1), info.norm_planes, out=out[:PLANES_SIZE], casting="unsafe")
+    sc = out[PLANES_SIZE:]
+    sc[:] = info.templates[player]
+    np.divide(state.hands.sum(axis=1)[seats], info.pack_size, out=sc[:n], casting="unsafe")
+    sc[12:12 + n] = state.opened[seats]
+    for k, code in enumerate(state.last_action[seats].tolist()):
         if code:
             sc[18 + 4 * k + code - 1] = 1.0
-        if r.match_target > 0:
-            sc[42 + k] = min(float(state.scores[q]) / r.match_target, 1.0)
-    sc[48] = state.stock.size / pack
-    sc[49] = min(state.passes / r.players, 1.0)
-    sc[50] = min(state.turn / r.max_turns, 1.0)
+    if info.match_target > 0:
+        sc[42:42 + n] = np.minimum(state.scores[seats] / info.match_target, 1.0)
+    sc[48] = state.stock.size / info.pack_size
+    sc[49] = min(state.passes / n, 1.0)
+    sc[50] = min(state.turn / info.max_turns, 1.0)
     if draw_allowed is None:
         draw_allowed = state.done or game.draw_allowed(state, player)
     sc[51] = float(draw_allowed)
-    sc[52:] = rules_features(r)
-    return np.concatenate([planes.reshape(-1), sc])
+    return out
 
 
 def observe(state: game.State, player: int) -> dict[str, object]:

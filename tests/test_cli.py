@@ -63,10 +63,21 @@ def assert_arrangement(melds: list[list[str]], cards: str | list[str], rules: Ru
 
 # ============================================================== parser and errors (no oracle needed)
 def test_parser_has_solve_and_subcommands_are_registered():
-    assert [s.name for s in cli.SUBCOMMANDS] == ["solve"]
+    assert {"solve", "eval", "play", "train", "league", "replay"} <= {s.name for s in cli.SUBCOMMANDS}
     parser = cli.build_parser()
     args = parser.parse_args(["solve", "--hand", "AS"])
     assert args.command == "solve" and args._runner == "machiavelli_env.cli:run_solve"
+
+
+def test_solve_never_imports_torch_or_the_training_stack():
+    code = (
+        "import sys; from machiavelli_env.cli import main; "
+        "rc = main(['solve', '--table', '7S 7H 7D', '--hand', '7C 2S']); "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'ray', 'openskill', 'matplotlib')); "
+        "print(rc, bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
 
 
 def test_no_subcommand_is_a_usage_error(capsys):

@@ -256,3 +256,44 @@ def test_render_modes():
     assert h.render() is None
     with pytest.raises(ValueError):
         machiavelli_env.env(render_mode="rgb_array")
+
+
+_MODULE_IMPORT = """
+from machiavelli_env.env import raw_env
+import machiavelli_env
+e = machiavelli_env.env(players=3)
+assert isinstance(e.unwrapped, raw_env) and e.unwrapped.rules.players == 3
+print("ok")
+"""
+
+
+def test_env_callable_after_importing_the_env_module():
+    out = subprocess.run([sys.executable, "-c", _MODULE_IMPORT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_state_does_not_depend_on_queries_asked_before():
+    """The same actions give the same states (melds included) whether or not best_play/legal_plays ran."""
+    def play(ask: bool) -> list[str]:
+        game_state = game.new_game("romanian", 4)  # opening: group, so openings extend the arrangement
+        out = []
+        rng = np.random.default_rng(0)
+        while not game_state.done and game_state.turn < 80:
+            plays = game.legal_plays(game_state, None, 8) if ask else None
+            if ask:
+                game.best_play(game_state)
+            action = actions.get(game_state.turn)
+            if action is None:
+                action = plays[int(rng.integers(len(plays)))] if plays else np.zeros(53, dtype=np.int64)
+                actions[game_state.turn] = action
+            game_state = game.step(game_state, action)
+            out.append(game.state_to_json(game_state))
+        return out
+
+    from machiavelli_env import legal
+
+    actions: dict[int, np.ndarray] = {}
+    asked = play(True)
+    legal.clear_caches()
+    assert play(False) == asked

@@ -122,3 +122,42 @@ def test_help_repack_exact():
     assert melds is not None and any(sorted(m) == sorted(to_counts("8S 8H 8D").nonzero()[0]) for m in melds)
     # 8D only fits a run here
     assert legal.help_repack(to_counts("6D 7D 5D"), to_counts("9D"), to_counts("8D"), r) is None
+
+
+def test_subset_holds_a_max_cards_play_for_every_playable_card():
+    r = Rules.load("classic", jokers=2)
+    table = to_counts("10H JH QH 5S 5D 5C 2S 3S 4S 8C 9C 10C")
+    hand = to_counts("9H KH JH 5H AS 5S JK 7C JC 8D 8S 8H")
+    sub = legal.legal_plays(table, hand, r, limit=20)
+    assert len(sub) == 20
+    for c in np.flatnonzero(oracle.playable_cards(table, hand, r)):
+        best = oracle.best_play_containing(table, hand, int(c), r)
+        assert max(int(x.sum()) for x in sub if x[c] > 0) == best.size
+    for x in sub:  # every returned play is legal
+        assert legal.arrange_play(table, hand, x, r) is not None
+
+
+def test_answers_do_not_depend_on_the_caches():
+    positions = _positions({}, 8, hand_cards=9, seed=3) + _positions({"opening": "points:36"}, 4, 9, seed=4)
+    for table, hand, r, opened, _help in positions:
+        legal.clear_caches()
+        cold = [x.tobytes() for x in legal.legal_plays(table, hand, r, opened=opened, limit=8)]
+        best = legal.best_play(table, hand, r, opened=opened)
+        warm = [x.tobytes() for x in legal.legal_plays(table, hand, r, opened=opened, limit=8)]
+        assert cold == warm
+        # a play known legal from an answer and the same play checked from scratch agree
+        for x in [best, *legal.legal_plays(table, hand, r, opened=opened, limit=8)]:
+            if not x.any():
+                continue
+            assert legal.check_play(table, hand, x, r, opened=opened)[0]
+            legal.clear_caches()
+            ok, _ = legal.check_play(table, hand, x, r, opened=opened)
+            assert ok and legal.arrange_play(table, hand, x, r, opened=opened) is not None
+
+
+def test_returned_plays_are_fresh_arrays():
+    r = Rules.load("classic")
+    table, hand = to_counts("10H JH QH"), to_counts("9H KH 2C")
+    first = legal.legal_plays(table, hand, r)
+    first[0][:] = 0
+    assert all(x.any() for x in legal.legal_plays(table, hand, r))  # the cache was not changed

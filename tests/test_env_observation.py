@@ -27,7 +27,9 @@ def _midgame(seed: int, **kw) -> game.State:
         elif r < 0.7:
             a = game.allowed_counts(s, s.current) * (rng.random(NUM_TYPES) < 0.15)  # usually a failed play
         else:
-            a = Z if game.draw_allowed(s) else game.best_play(s)
+            a = Z
+        if not a.any() and not game.draw_allowed(s):
+            a = game.best_play(s)
         s = game.step(s, a)
     return s
 
@@ -164,3 +166,54 @@ def test_global_state_vector():
     planes = v[:21 * 53].reshape(21, 53)
     for q in range(3):
         assert np.allclose(planes[q] * 2, s.hands[q])
+
+
+def _reference_vector(state: game.State, player: int, draw_allowed: bool) -> np.ndarray:
+    """The layout of the module docstring, written plane by plane (independent of the fast code)."""
+    r = state.rules
+    norm = np.array([1.0 / (r.copies(c) if c != JOKER else max(r.jokers, 1)) for c in range(NUM_TYPES)],
+                    dtype=np.float32)
+    n = r.players
+    planes = np.zeros((15, NUM_TYPES), dtype=np.float32)
+    known_others = sum(state.known[q] for q in range(n) if q != player)
+    unseen = game.pack_counts(r) - state.hands[player] - state.table - state.help - known_others
+    for i, counts in enumerate((state.hands[player], state.table, state.help, unseen, state.last_play[player])):
+        planes[i] = counts * norm
+    seats = [(player + k) % n for k in range(n)]
+    for k, q in enumerate(seats[1:]):
+        planes[5 + k] = state.known[q] * norm
+        planes[10 + k] = state.last_play[q] * norm
+    sc = np.zeros(74, dtype=np.float32)
+    for k, q in enumerate(seats):
+        sc[k] = state.hands[q].sum() / r.pack_size
+        sc[6 + k] = 1.0
+        sc[12 + k] = float(state.opened[q])
+        if state.last_action[q]:
+            sc[18 + 4 * k + int(state.last_action[q]) - 1] = 1.0
+        if r.match_target:
+            sc[42 + k] = min(float(state.scores[q]) / r.match_target, 1.0)
+    sc[48] = state.stock.size / r.pack_size
+    sc[49] = min(state.passes / n, 1.0)
+    sc[50] = min(state.turn / r.max_turns, 1.0)
+    sc[51] = float(draw_allowed)
+    sc[52:] = observation.rules_features(r)
+    return np.concatenate([planes.reshape(-1), sc])
+
+
+@pytest.mark.parametrize("kw", [{}, {"players": 5, "decks": 3, "hand_size": 11, "help_cards": 4},
+                                {"players": 3, "jokers": 2, "match_target": 100}])
+def test_vector_matches_the_documented_layout(kw):
+    for seed in range(3):
+        s = _midgame(seed, **kw)
+        for p in range(s.players):
+            for flag in (True, False):
+                fast = observation.observation_vector(s, p, draw_allowed=flag)
+                assert np.array_equal(fast, _reference_vector(s, p, flag))
+
+
+def test_action_mask_arrays_are_read_only_and_shared():
+    s = _midgame(0)
+    mask = observation.action_mask(s, s.current)
+    assert all(not m.flags.writeable for m in mask)
+    allowed = game.allowed_counts(s, s.current)
+    assert [int(m.sum()) - 1 for m in mask] == allowed.tolist()

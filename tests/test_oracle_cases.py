@@ -23,8 +23,8 @@ from machiavelli_env.rules import Rules
 
 DATA = Path(__file__).parent / "data" / "oracle_cases"
 _RAW = [json.loads(line) for path in sorted(DATA.glob("*.jsonl")) for line in path.open() if line.strip()]
-# Crowded positions (3 decks, 4 jokers, wrap on 60+ card tables) on which the DP currently takes
-# seconds to minutes: marked `heavy`, deselected by default, run with `pytest -m heavy`.
+# Ids listed in heavy_ids.txt (none at present: every case takes well under a second) are marked
+# `heavy`, deselected by default, run with `pytest -m heavy`.
 HEAVY = set((DATA / "heavy_ids.txt").read_text().split())
 CASES = [pytest.param(c, marks=pytest.mark.heavy) if c["id"] in HEAVY else c for c in _RAW]
 

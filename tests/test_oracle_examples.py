@@ -16,6 +16,7 @@ from machiavelli_env.oracle import (
     opening_play,
     playable_cards,
     repack,
+    solve,
 )
 from machiavelli_env.rules import ACE_MODES, Rules
 
@@ -187,3 +188,41 @@ def test_unknown_objective_and_unarrangeable_table_are_oracle_errors() -> None:
         best_play(c("10H JH QH"), c("9H"), CLASSIC, objective="melds")
     with pytest.raises(OracleError, match="table"):
         best_play(c("10H JH"), c("2C"), CLASSIC)
+
+
+# ---------------------------------------------------------------- opening constraints together, large N
+def test_group_and_points_constraints_hold_together() -> None:
+    hand = c("KS KH KD 5S 6S 7S 9C")  # group K K K = 30, run 5-6-7 = 18
+    both = {"need_group": True, "min_open_points": 48}
+    play = solve(np.zeros(NUM_TYPES, dtype=np.int64), hand, np.ones(NUM_TYPES, dtype=np.int64), CLASSIC, **both)
+    assert play is not None and play.size == 6
+    assert any(meld_kind(m, CLASSIC) == "group" for m in play.melds)
+    assert_arrangement(play.melds, play.counts, CLASSIC)
+    zero, ones = np.zeros(NUM_TYPES, dtype=np.int64), np.ones(NUM_TYPES, dtype=np.int64)
+    assert solve(zero, hand, ones, CLASSIC, need_group=True, min_open_points=49) is None
+    # runs alone reach 40 points, but without a group there is no opening
+    runs = c("10S JS QS KS 2H 3H 4H")
+    assert solve(zero, runs, ones, CLASSIC, min_open_points=40) is not None
+    assert solve(zero, runs, ones, CLASSIC, need_group=True, min_open_points=40) is None
+    assert solve(zero, runs + c("2S 2D"), ones, CLASSIC, need_group=True, min_open_points=40) is not None
+
+
+@pytest.mark.parametrize(("points", "playable"), [(128, True), (160, True), (161, False), (5000, False)])
+def test_points_openings_above_127_are_exact(points: int, playable: bool) -> None:
+    rules = Rules(opening=f"points:{points}")
+    hand = c("10S JS QS KS 10H JH QH KH 10D JD QD KD 10C JC QC KC 2C")  # 4 runs of 40 points
+    play = opening_play(hand, rules)
+    assert (play is not None) == playable
+    if play is not None:
+        assert play.size == 16 and play.counts[parse_card("2C")] == 0
+        assert_arrangement(play.melds, play.counts, rules)
+
+
+def test_points_openings_above_127_with_three_decks_and_jokers() -> None:
+    rules = Rules(players=6, hand_size=15, decks=3, jokers=4, max_jokers_per_meld=2, opening="points:300")
+    hand = c("10S JS QS KS 10H JH QH KH 10D JD QD KD 10C JC QC KC QS QH QD QC JK JK")
+    # 160 in runs + 40 for the four queens + two jokers worth 10 each as kings or in a group
+    assert opening_play(hand, rules) is None
+    play = opening_play(hand, Rules.load(rules, opening="points:220"))
+    assert play is not None and play.size == 22
+    assert opening_play(hand, Rules.load(rules, opening="points:221")) is None

@@ -1,16 +1,20 @@
 """Property tests: the DP oracle (``api.solve``) and the meld ILP (``ilp.solve_bounds``) agree.
 
 Both are exact, so on every random position of every variant (decks 2 and 3, 0/2/4 jokers with
-1 or 2 per meld, all five ace modes) they must find the same optimum, the same feasibility and
-the same answer under the opening constraints. Positions are realistic: the table is built from
-random valid melds (so it is always arrangeable) and the hand favours cards near the table.
+1 to 3 per meld, all five ace modes) they must find the same optimum, the same feasibility and
+the same answer under the opening constraints; every arrangement either returns is checked meld
+by meld and card by card. Positions are realistic: the table is built from random valid melds
+(so it is always arrangeable) and the hand favours cards near the table.
+
+The default run takes a few examples per variant; the ``heavy`` profile (``pytest -m heavy``)
+runs many more, on crowded tables as well.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_oracle_cases import _run_windows, assert_partition, independent_valid_meld
 
@@ -19,19 +23,18 @@ from machiavelli_env.oracle import api, objective_weights
 from machiavelli_env.rules import ACE_MODES, Rules, opening_rank_points
 
 pytest.importorskip("highspy")
-# Not yet run by default: some generated positions are crowded enough that the DP takes minutes
-# (see heavy_ids.txt); run with `pytest -m heavy` while that is being fixed.
-pytestmark = pytest.mark.heavy
 from machiavelli_env.oracle import ilp  # noqa: E402
 
+COMBOS = ((2, 0, 1), (3, 0, 1), (2, 2, 1), (2, 4, 1), (2, 2, 2), (3, 4, 2), (2, 4, 3))
 VARIANTS = [
-    Rules(decks=d, jokers=j, max_jokers_per_meld=m, ace=a)
-    for a in ACE_MODES
-    for d, j, m in ((2, 0, 1), (3, 0, 1), (2, 2, 1), (2, 4, 1), (2, 2, 2), (3, 4, 2))
+    Rules(decks=d, jokers=j, max_jokers_per_meld=m, ace=a, players=2) for a in ACE_MODES for d, j, m in COMBOS
 ]
-variants = st.sampled_from(VARIANTS)
+IDS = [f"{r.ace}-d{r.decks}-j{r.jokers}-m{r.max_jokers_per_meld}" for r in VARIANTS]
 seeds = st.integers(0, 2**32 - 1)
 ZERO = np.zeros(NUM_TYPES, dtype=np.int64)
+QUICK = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MANY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+variant = pytest.mark.parametrize("rules", VARIANTS, ids=IDS)
 
 
 def random_meld(rules: Rules, rng: np.random.Generator) -> list[int]:
@@ -45,7 +48,8 @@ def random_meld(rules: Rules, rng: np.random.Generator) -> list[int]:
         suit = int(rng.integers(4))
         meld = [suit * 13 + r for r in windows[int(rng.integers(len(windows)))]]
     if rules.jokers:
-        for i in rng.permutation(len(meld))[: int(rng.integers(0, rules.max_jokers_per_meld + 1))]:
+        most = min(rules.max_jokers_per_meld, len(meld) - 1)  # keep a real card
+        for i in rng.permutation(len(meld))[: int(rng.integers(0, most + 1))]:
             meld[i] = JOKER
     assert independent_valid_meld(meld, rules)
     return meld
@@ -91,7 +95,7 @@ def max_open_value(meld: list[int], rules: Rules) -> int:
 
 
 def assert_same(dp: api.Play | None, ref: api.Play | None, lo: np.ndarray, hi: np.ndarray, rules: Rules) -> None:
-    """Same feasibility and optimum; the DP's play lies in the bounds and its arrangement holds x."""
+    """Same feasibility and optimum; both plays lie in the bounds and their arrangements hold x."""
     assert (dp is None) == (ref is None)
     if dp is None or ref is None:
         return
@@ -102,49 +106,65 @@ def assert_same(dp: api.Play | None, ref: api.Play | None, lo: np.ndarray, hi: n
         assert_partition(play.melds, x, rules)
 
 
-@settings(max_examples=150, deadline=None)
-@given(rules=variants, seed=seeds, objective=st.sampled_from(api.OBJECTIVES))
-def test_best_play_agrees_with_the_ilp(rules: Rules, seed: int, objective: str) -> None:
-    table, hand = random_position(rules, seed, melds=(1, 9), hand=(1, 13))
-    w = objective_weights(objective, rules)
-    dp = api.solve(table, table + hand, w, rules)
-    assert dp is not None, "a table of valid melds is always arrangeable"
-    assert dp.value == int(w @ dp.counts)
-    assert_same(dp, ilp.solve_bounds(table, table + hand, w, rules), table, table + hand, rules)
+def check_best_play(rules: Rules, seed: int, melds: tuple[int, int], hand: tuple[int, int]) -> None:
+    table, hnd = random_position(rules, seed, melds=melds, hand=hand)
+    for objective in api.OBJECTIVES:
+        w = objective_weights(objective, rules)
+        dp = api.solve(table, table + hnd, w, rules)
+        assert dp is not None, "a table of valid melds is always arrangeable"
+        assert dp.value == int(w @ dp.counts)
+        assert_same(dp, ilp.solve_bounds(table, table + hnd, w, rules), table, table + hnd, rules)
 
 
-@settings(max_examples=150, deadline=None)
-@given(rules=variants, seed=seeds)
-def test_repack_feasibility_agrees_with_the_ilp(rules: Rules, seed: int) -> None:
-    table, hand = random_position(rules, seed, melds=(1, 9), hand=(1, 8))
-    rng = np.random.default_rng(seed + 1)
-    play = rng.binomial(hand, 0.6)
+def check_repack(rules: Rules, seed: int, melds: tuple[int, int], hand: tuple[int, int]) -> None:
+    table, hnd = random_position(rules, seed, melds=melds, hand=hand)
+    play = np.random.default_rng(seed + 1).binomial(hnd, 0.6)
     total = table + play
-    melds = api.repack(table, play, rules)
+    melds_dp = api.repack(table, play, rules)
     ref = ilp.solve_bounds(total, total, ZERO, rules)
-    assert (melds is None) == (ref is None)
-    if melds is not None:
-        assert_partition(melds, total, rules)
+    assert (melds_dp is None) == (ref is None)
+    if melds_dp is not None and ref is not None:
+        assert_partition(melds_dp, total, rules)
+        assert_partition(ref.melds, total, rules)
 
 
-@settings(max_examples=120, deadline=None)
-@given(rules=variants, seed=seeds, objective=st.sampled_from(api.OBJECTIVES), need_group=st.booleans())
-def test_opening_constraints_agree_with_the_ilp(rules: Rules, seed: int, objective: str, need_group: bool) -> None:
+def check_opening(rules: Rules, seed: int, need_group: bool, open_points: int) -> None:
     # A hand of 8-15 cards made of meld material: draw it "near" a random table, then drop the table.
     _, hand = random_position(rules, seed, melds=(2, 6), hand=(8, 16))
-    w = objective_weights(objective, rules)
-    open_points = 0 if need_group else 36
-    kw = {"need_group": need_group, "min_open_points": open_points}
-    dp = api.solve(ZERO, hand, w, rules, **kw)
-    assert_same(dp, ilp.solve_bounds(ZERO, hand, w, rules, **kw), ZERO, hand, rules)
-    if dp is not None:
-        if need_group:
-            assert any(len({c % 13 for c in m if c != JOKER}) == 1 and len(m) <= 4 for m in dp.melds)
-        assert sum(max_open_value(m, rules) for m in dp.melds) >= open_points
+    for objective in api.OBJECTIVES:
+        w = objective_weights(objective, rules)
+        kw = {"need_group": need_group, "min_open_points": open_points}
+        dp = api.solve(ZERO, hand, w, rules, **kw)
+        assert_same(dp, ilp.solve_bounds(ZERO, hand, w, rules, **kw), ZERO, hand, rules)
+        if dp is not None:
+            if need_group:
+                assert any(len({c % 13 for c in m if c != JOKER}) == 1 and len(m) <= 4 for m in dp.melds)
+            assert sum(max_open_value(m, rules) for m in dp.melds) >= open_points
 
 
-@settings(max_examples=40, deadline=None)
-@given(rules=variants, seed=seeds, need_group=st.booleans(), open_points=st.sampled_from([0, 36]))
+@variant
+@QUICK
+@given(seed=seeds)
+def test_best_play_agrees_with_the_ilp(rules: Rules, seed: int) -> None:
+    check_best_play(rules, seed, melds=(1, 9), hand=(1, 13))
+
+
+@variant
+@QUICK
+@given(seed=seeds)
+def test_repack_feasibility_agrees_with_the_ilp(rules: Rules, seed: int) -> None:
+    check_repack(rules, seed, melds=(1, 9), hand=(1, 8))
+
+
+@variant
+@QUICK
+@given(seed=seeds, need_group=st.booleans(), open_points=st.sampled_from([0, 24, 36, 60]))
+def test_opening_constraints_agree_with_the_ilp(rules: Rules, seed: int, need_group: bool, open_points: int) -> None:
+    check_opening(rules, seed, need_group, open_points)
+
+
+@settings(max_examples=10, deadline=None)
+@given(rules=st.sampled_from(VARIANTS), seed=seeds, need_group=st.booleans(), open_points=st.sampled_from([0, 36]))
 def test_ilp_without_splittable_runs_is_exact(rules: Rules, seed: int, need_group: bool, open_points: int) -> None:
     table, hand = random_position(rules, seed, melds=(0, 5), hand=(3, 12))
     lo = table if not (need_group or open_points) else ZERO
@@ -153,3 +173,38 @@ def test_ilp_without_splittable_runs_is_exact(rules: Rules, seed: int, need_grou
     fast = ilp.solve_bounds(lo, table + hand, w, rules, **kw)
     full = ilp.solve_bounds(lo, table + hand, w, rules, all_melds=True, **kw)
     assert_same(fast, full, lo, table + hand, rules)
+
+
+# ---------------------------------------------------------------- heavy profile
+@pytest.mark.heavy
+@variant
+@MANY
+@given(seed=seeds)
+def test_best_play_agrees_with_the_ilp_many(rules: Rules, seed: int) -> None:
+    check_best_play(rules, seed, melds=(1, 9), hand=(1, 16))
+
+
+@pytest.mark.heavy
+@variant
+@MANY
+@given(seed=seeds)
+def test_best_play_agrees_with_the_ilp_on_crowded_tables(rules: Rules, seed: int) -> None:
+    check_best_play(rules, seed, melds=(8, 30), hand=(3, 16))
+
+
+@pytest.mark.heavy
+@variant
+@MANY
+@given(seed=seeds)
+def test_repack_feasibility_agrees_with_the_ilp_many(rules: Rules, seed: int) -> None:
+    check_repack(rules, seed, melds=(1, 30), hand=(1, 10))
+
+
+@pytest.mark.heavy
+@variant
+@MANY
+@given(seed=seeds, need_group=st.booleans(), open_points=st.sampled_from([0, 24, 36, 60, 130]))
+def test_opening_constraints_agree_with_the_ilp_many(
+    rules: Rules, seed: int, need_group: bool, open_points: int
+) -> None:
+    check_opening(rules, seed, need_group, open_points)

@@ -5,19 +5,38 @@
  * that the multiset x partitions into valid melds (groups and runs), optionally with at least
  * one group and with at least N opening points.
  *
- * Method (van Rijn, Takes & Vis 2015, staged as in design/ORACLE.md): sweep rank positions.
- * At a position boundary only the open runs of each suit matter: a multiset of small "tokens"
- * (length capped at 3, jokers held, has-a-real-card, and a flag). Suits are coupled only by the
- * groups of the current rank, so the four suits of a position are processed one after another,
- * carrying (sum of cards sent to groups, max per suit) and the group condition is checked when
- * the rank is complete. Per-suit transitions are enumerated once and cached across queries.
+ * Method (van Rijn, Takes & Vis 2015, staged as in design/ORACLE.md). Sweep rank positions. At a
+ * position boundary only the open runs of each suit matter: a multiset of small "tokens" (length
+ * capped at 3, jokers held, has-a-real-card, and flags), interned as a per-suit state id. Suits
+ * are coupled only by the groups of the current rank, so the four suits of a position are
+ * processed one after another, carrying (cards sent to groups, most from one suit), and the group
+ * condition is checked when the rank is complete. Per-suit transitions are enumerated once and
+ * cached across queries.
  *
  * Aces: low (A..K) and high (2..K, A) are plain sweeps. wrap is cyclic: a run crossing K-A is
- * split into a "head" starting at A and a "tail" ending at K; a closed head leaves a "demand"
- * that a tail must consume when it starts (later), which keeps the joined run at most 13 long.
- * low_or_high and both_ends sweep A, 2..K, A: each ace copy is used at one end, and the number
- * used low is carried per suit (runs started at A low are flagged: under low_or_high they may
- * not reach A high).
+ * split into a "head" starting at A and a "tail" ending at K; a head that closes leaves a
+ * "demand" that a tail must consume when it starts (later), which keeps the joined run at most
+ * 13 long. low_or_high and both_ends sweep A, 2..K, A: each ace copy is used at one end, and the
+ * number used low is carried per suit (runs started at A low are flagged: under low_or_high they
+ * may not reach A high).
+ *
+ * Jokers are placed at positions (a joker in a run stands at a rank position). Exact symmetry
+ * reduction ("normalisation", off when opening points are asked for, since it moves what a joker
+ * stands for): a run never starts with a joker unless it reaches the last position, because the
+ * leading joker can move to the position after the run's end. So joker-started runs carry a
+ * "must reach the end" flag, tails (the first part of a crossing run) never start with a joker,
+ * and a joker-started head may not close as an ordinary run.
+ *
+ * Searches (all exact):
+ *  - forward: breadth-first over the stages with a hash table per stage, dominance pruning
+ *    between states that differ in one suit, and a look-ahead that drops states whose open short
+ *    runs cannot be continued; used while the number of states stays under a budget;
+ *  - backward: with the forward graph kept, the best completion of every state, giving in one
+ *    pass the best play containing each card (best_by_card);
+ *  - depth-first branch and bound with a memo of exact values and upper bounds (fail-soft),
+ *    bounded by a per-suit relaxation (each suit alone, groups allowed wherever the rank could
+ *    form one, jokers unrestricted); used for large positions, where it finds a play matching
+ *    the bound quickly and stops.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,52 +46,69 @@
 
 #define NT 53
 #define JOKER 52
-#define MAXTOK 14
+#define MAXTOK 16
+#define MAXPOS 14
+#define MAXST (MAXPOS * 5)
+#define NEG (-(1 << 28))
+#define SIDBITS 21
+#define SIDMAX ((1 << SIDBITS) - 1) /* suit-state ids: 3 in k0, the 4th in the top of k1 */
+#define SIDMASK ((uint64_t)SIDMAX)
+#define S3SHIFT 42
+#define OPMAX 4095
 
 enum { K_NORMAL = 0, K_HEAD = 1, K_DEMAND = 2, K_TAIL = 3 };
 enum { ACE_LOW = 0, ACE_HIGH = 1, ACE_LOW_OR_HIGH = 2, ACE_BOTH = 3, ACE_WRAP = 4 };
-/* position flags */
-#define F_HEADS 1        /* wrap: crossing-run heads may start here (first position) */
-#define F_TAILS 2        /* wrap: crossing-run tails may start here, consuming a demand */
-#define F_SET_ACELOW 4   /* remember x (ace copies used low) in the suit state */
-#define F_NEWFLAGL 8     /* new runs are flagged as started at A low (low_or_high) */
-#define F_NOEXT_FLAGL 16 /* flagged runs may not take A high (low_or_high) */
+/* position flags (also part of the transition cache key) */
+#define F_HEADS 1         /* wrap: crossing-run heads start here (first position) */
+#define F_TAILS 2         /* wrap: crossing-run tails may start here, consuming a demand */
+#define F_SET_ACELOW 4    /* remember x (ace copies used low) in the suit state */
+#define F_NEWFLAGL 8      /* new runs are flagged as started at A low (low_or_high) */
+#define F_NOEXT_FLAGL 16  /* flagged runs may not take A high (low_or_high) */
 #define F_CLEAR_ACELOW 32 /* second ace position: bounds reduced by the aces used low */
-#define F_NOGROUP 64     /* no groups here (aces were grouped at the first position) */
+#define F_NOGROUP 64      /* no groups here */
+#define F_NORM 128        /* joker normalisation on */
 
-/* token: kind 0-1, len 2-3 (1..3), jokers 4-6, real 7, flag 8 */
-#define TK(kind, len, j, real, flag) \
-    ((uint16_t)((kind) | ((len) << 2) | ((j) << 4) | ((real) << 7) | ((flag) << 8)))
+/* token: kind 0-1, len 2-3 (0..3), jokers 4-6, real 7, flag 8, mre 9 */
+#define TK(kind, len, j, real, flag, mre)                                                            \
+    ((uint16_t)((kind) | ((len) << 2) | ((j) << 4) | ((real) << 7) | ((flag) << 8) | ((mre) << 9)))
 #define T_KIND(t) ((t) & 3)
 #define T_LEN(t) (((t) >> 2) & 3)
 #define T_J(t) (((t) >> 4) & 7)
 #define T_REAL(t) (((t) >> 7) & 1)
 #define T_FLAG(t) (((t) >> 8) & 1)
+#define T_MRE(t) (((t) >> 9) & 1)
 
-static int g_mjpm = 1;  /* max jokers per meld */
+static int g_mjpm = 1; /* max jokers per meld */
 static int g_ace = -1;
 
 /* ------------------------------------------------------------------ growable arrays */
-#define GROW(ptr, cap, need)                                               \
-    do {                                                                   \
-        if ((need) > (cap)) {                                              \
-            size_t nc = (cap) ? (cap) : 64;                                \
-            while (nc < (size_t)(need)) nc *= 2;                           \
-            void *np_ = realloc((ptr), nc * sizeof(*(ptr)));               \
-            if (!np_) return -1;                                           \
-            (ptr) = np_;                                                   \
-            (cap) = nc;                                                    \
-        }                                                                  \
+#define GROW(ptr, cap, need)                                                                         \
+    do {                                                                                             \
+        if ((size_t)(need) > (cap)) {                                                                \
+            size_t nc = (cap) ? (cap) : 64;                                                          \
+            while (nc < (size_t)(need)) nc *= 2;                                                     \
+            void *np_ = realloc((ptr), nc * sizeof(*(ptr)));                                         \
+            if (!np_) return -1;                                                                     \
+            (ptr) = np_;                                                                             \
+            (cap) = nc;                                                                              \
+        }                                                                                            \
     } while (0)
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; x ^= x >> 33;
+static inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
     return x;
 }
 
 /* ------------------------------------------------------------------ suit-state interning */
 typedef struct {
     uint8_t ntok, acelow, final_ok;
+    uint8_t need1;   /* tokens that must take a card at the next position */
+    uint8_t len1;    /* ordinary runs of one card: need the next two positions */
+    uint8_t needall; /* tokens that must take a card at every remaining position */
     uint16_t tok[MAXTOK];
 } SuitState;
 
@@ -87,7 +123,8 @@ static uint64_t ss_hash(const SuitState *s) {
     return mix64(h);
 }
 static int ss_eq(const SuitState *a, const SuitState *b) {
-    return a->ntok == b->ntok && a->acelow == b->acelow && memcmp(a->tok, b->tok, a->ntok * sizeof(uint16_t)) == 0;
+    return a->ntok == b->ntok && a->acelow == b->acelow &&
+           memcmp(a->tok, b->tok, a->ntok * sizeof(uint16_t)) == 0;
 }
 static int tok_final_ok(uint16_t t) {
     switch (T_KIND(t)) {
@@ -111,7 +148,7 @@ static int ss_rehash(size_t newcap) {
     ss_tabcap = newcap;
     return 0;
 }
-/* tokens must be sorted; returns id or -1 on memory error */
+/* tokens must be sorted; returns id, -1 on memory error, -2 when the id space is full */
 static int32_t ss_intern(const SuitState *s) {
     if (ss_tabcap == 0 || (ss_n + 1) * 2 > ss_tabcap) {
         if (ss_rehash(ss_tabcap ? ss_tabcap * 2 : 1024) < 0) return -1;
@@ -121,20 +158,37 @@ static int32_t ss_intern(const SuitState *s) {
         if (ss_eq(&ss_arr[ss_tab[h]], s)) return ss_tab[h];
         h = (h + 1) & (ss_tabcap - 1);
     }
-    if (ss_n >= 65535) return -1;
+    if (ss_n >= SIDMAX) return -2;
     GROW(ss_arr, ss_cap, ss_n + 1);
     SuitState *d = &ss_arr[ss_n];
     *d = *s;
     d->final_ok = 1;
-    for (int i = 0; i < s->ntok; i++)
-        if (!tok_final_ok(s->tok[i])) d->final_ok = 0;
+    d->need1 = d->len1 = d->needall = 0;
+    for (int i = 0; i < s->ntok; i++) {
+        uint16_t t = s->tok[i];
+        if (!tok_final_ok(t)) d->final_ok = 0;
+        if (T_KIND(t) == K_TAIL) {
+            d->need1++;
+            d->needall++;
+        } else if (T_KIND(t) == K_NORMAL) {
+            if (T_MRE(t)) {
+                d->need1++;
+                d->needall++;
+            } else if (T_LEN(t) < 3 || !T_REAL(t)) {
+                d->need1++;
+            }
+            if (T_LEN(t) == 1 && !T_MRE(t)) d->len1++;
+        }
+    }
     ss_tab[h] = (int32_t)ss_n;
     return (int32_t)ss_n++;
 }
 
 /* ------------------------------------------------------------------ per-suit transitions */
-enum { OP_EXT_REAL, OP_EXT_JOKER, OP_CLOSE, OP_START_REAL, OP_START_JOKER, OP_HEAD_REAL, OP_HEAD_JOKER,
-       OP_TAIL_REAL, OP_TAIL_JOKER, OP_DEMAND };
+enum {
+    OP_EXT_REAL, OP_EXT_JOKER, OP_CLOSE, OP_START_REAL, OP_START_JOKER, OP_HEAD_REAL, OP_HEAD_JOKER,
+    OP_TAIL_REAL, OP_TAIL_JOKER, OP_DEMAND
+};
 typedef struct { uint16_t tok; uint8_t op, cnt; } Op; /* tok: old token, or consumed demand for tails */
 typedef struct {
     int32_t new_id;
@@ -171,12 +225,10 @@ static uint16_t tok_ext(uint16_t t, int joker) {
     int len = T_LEN(t) + 1;
     int cap = T_KIND(t) == K_TAIL ? 2 : 3;
     if (len > cap) len = cap;
-    return TK(T_KIND(t), len, T_J(t) + (joker ? 1 : 0), T_REAL(t) | (joker ? 0 : 1), T_FLAG(t));
+    return TK(T_KIND(t), len, T_J(t) + (joker ? 1 : 0), T_REAL(t) | (joker ? 0 : 1), T_FLAG(t), T_MRE(t));
 }
 
-static int cmp_u16(const void *a, const void *b) {
-    return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
-}
+static int cmp_u16(const void *a, const void *b) { return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b; }
 
 /* enumeration context */
 typedef struct {
@@ -208,100 +260,136 @@ static int emit(Enum *E) {
         else if (E->flags & F_CLEAR_ACELOW) s.acelow = 0;
         else s.acelow = (uint8_t)E->acelow;
         int32_t id = ss_intern(&s);
-        if (id < 0) { E->err = 1; return -1; }
-        /* dedupe identical outcomes */
-        int dup = 0;
+        if (id < 0) { E->err = id; return -1; }
+        int dup = 0; /* dedupe identical outcomes */
         for (size_t k = (size_t)E->list_start; k < tr_n; k++) {
             Trans *o = &tr_arr[k];
             if (o->new_id == id && o->x == x && o->g == g && o->jr == E->jok_used) { dup = 1; break; }
         }
         if (dup) continue;
-        GROW(tr_arr, tr_cap, tr_n + 1);
-        GROW(op_arr, op_cap, op_n + (size_t)E->nops);
+        if (tr_n + 1 > tr_cap || op_n + (size_t)E->nops > op_cap) {
+            size_t nc = tr_cap ? tr_cap * 2 : 4096;
+            if (tr_n + 1 > tr_cap) {
+                Trans *nt = realloc(tr_arr, nc * sizeof(Trans));
+                if (!nt) { E->err = -1; return -1; }
+                tr_arr = nt; tr_cap = nc;
+            }
+            if (op_n + (size_t)E->nops > op_cap) {
+                size_t no = op_cap ? op_cap * 2 : 8192;
+                while (no < op_n + (size_t)E->nops) no *= 2;
+                Op *np = realloc(op_arr, no * sizeof(Op));
+                if (!np) { E->err = -1; return -1; }
+                op_arr = np; op_cap = no;
+            }
+        }
         Trans *t = &tr_arr[tr_n++];
-        t->new_id = id; t->x = (int8_t)x; t->g = (int8_t)g; t->jr = (int8_t)E->jok_used;
-        t->nops = (int8_t)E->nops; t->op_start = (int32_t)op_n;
+        t->new_id = id;
+        t->x = (int8_t)x;
+        t->g = (int8_t)g;
+        t->jr = (int8_t)E->jok_used;
+        t->nops = (int8_t)E->nops;
+        t->op_start = (int32_t)op_n;
         memcpy(&op_arr[op_n], E->ops, E->nops * sizeof(Op));
         op_n += (size_t)E->nops;
     }
     return 0;
 }
 
-#define PUSH_OP(E, t, o, c) do { (E)->ops[(E)->nops].tok = (t); (E)->ops[(E)->nops].op = (o); \
-    (E)->ops[(E)->nops].cnt = (uint8_t)(c); (E)->nops++; } while (0)
+#define PUSH_OP(E, t, o, c)                                                                          \
+    do {                                                                                             \
+        (E)->ops[(E)->nops].tok = (t);                                                               \
+        (E)->ops[(E)->nops].op = (o);                                                                \
+        (E)->ops[(E)->nops].cnt = (uint8_t)(c);                                                      \
+        (E)->nops++;                                                                                 \
+    } while (0)
 
-/* new runs: normal real/joker starts, wrap heads (position A) or tails (consuming demands) */
-static int enum_starts(Enum *E, int closed_normal) {
+/* tails consuming the demands of this suit (wrap), then emit */
+static int enum_tails(Enum *E, int rl, int jl) {
+    int didx[MAXTOK * 2], nd = 0;
+    for (int i = 0; i < E->nnew; i++)
+        if (T_KIND(E->newtok[i]) == K_DEMAND) didx[nd++] = i;
+    if (nd == 0) return emit(E);
+    int base_nnew = E->nnew, base_nops = E->nops, base_ru = E->real_used, base_ju = E->jok_used;
+    int allow_joker = !(E->flags & F_NORM); /* a tail is the start of its run */
+    uint16_t keep[MAXTOK * 2];
+    memcpy(keep, E->newtok, base_nnew * sizeof(uint16_t));
+    int choice[MAXTOK * 2];
+    long total = 1;
+    int per = allow_joker ? 3 : 2;
+    for (int i = 0; i < nd; i++) total *= per;
+    for (long code = 0; code < total; code++) {
+        long c = code;
+        int r = 0, j = 0, ok = 1;
+        for (int i = 0; i < nd; i++) { choice[i] = (int)(c % per); c /= per; }
+        /* canonical: equal demand tokens take non-increasing choices */
+        for (int i = 1; i < nd && ok; i++)
+            if (keep[didx[i]] == keep[didx[i - 1]] && choice[i] > choice[i - 1]) ok = 0;
+        for (int i = 0; i < nd; i++) { r += choice[i] == 1; j += choice[i] == 2; }
+        if (!ok || r > rl || j > jl) continue;
+        memcpy(E->newtok, keep, base_nnew * sizeof(uint16_t));
+        E->nnew = base_nnew;
+        E->nops = base_nops;
+        E->real_used = base_ru + r;
+        E->jok_used = base_ju + j;
+        for (int i = 0; i < nd && ok; i++) {
+            if (!choice[i]) continue;
+            uint16_t d = keep[didx[i]];
+            int joker = choice[i] == 2;
+            int jj = T_J(d) + joker;
+            if (jj > g_mjpm) { ok = 0; break; }
+            E->newtok[didx[i]] = TK(K_TAIL, 1, jj, T_REAL(d) | !joker, T_FLAG(d), 0);
+            PUSH_OP(E, d, joker ? OP_TAIL_JOKER : OP_TAIL_REAL, 1);
+        }
+        if (ok && emit(E) < 0) return -1;
+    }
+    memcpy(E->newtok, keep, base_nnew * sizeof(uint16_t));
+    E->nnew = base_nnew;
+    E->nops = base_nops;
+    E->real_used = base_ru;
+    E->jok_used = base_ju;
+    return 0;
+}
+
+/* new runs: ordinary real/joker starts, wrap heads (position A) or tails (consuming demands) */
+static int enum_starts(Enum *E, int closed_plain) {
     int real_left = E->hi - E->real_used;
     int jok_left = E->jav - E->jok_used;
     int saved_nnew = E->nnew, saved_nops = E->nops, saved_ru = E->real_used, saved_ju = E->jok_used;
-    /* normal starts (a real start beside a closing normal run is dominated by extending it) */
-    int max_nr = closed_normal ? 0 : real_left;
-    int max_nj = jok_left;
-    if (E->flags & F_HEADS) max_nr = max_nj = 0; /* a head can do all a normal run can */
-    for (int nr = 0; nr <= max_nr; nr++) {
-        for (int nj = 0; nj <= max_nj; nj++) {
-            if (E->nnew + nr + nj > MAXTOK) break;
-            E->nnew = saved_nnew; E->nops = saved_nops; E->real_used = saved_ru + nr; E->jok_used = saved_ju + nj;
-            int fl = (E->flags & F_NEWFLAGL) ? 1 : 0;
-            for (int i = 0; i < nr; i++) E->newtok[E->nnew++] = TK(K_NORMAL, 1, 0, 1, fl);
-            for (int i = 0; i < nj; i++) E->newtok[E->nnew++] = TK(K_NORMAL, 1, 1, 0, fl);
-            if (nr) PUSH_OP(E, 0, OP_START_REAL, nr);
-            if (nj) PUSH_OP(E, 0, OP_START_JOKER, nj);
-            int rl = real_left - nr, jl = jok_left - nj;
-            int base_nnew = E->nnew, base_nops = E->nops, base_ru = E->real_used, base_ju = E->jok_used;
-            if (E->flags & F_HEADS) {
-                for (int hr = 0; hr <= rl; hr++)
-                    for (int hj = 0; hj <= jl; hj++) {
-                        if (base_nnew + hr + hj > MAXTOK) break;
-                        E->nnew = base_nnew; E->nops = base_nops;
-                        E->real_used = base_ru + hr; E->jok_used = base_ju + hj;
-                        for (int i = 0; i < hr; i++) E->newtok[E->nnew++] = TK(K_HEAD, 1, 0, 1, 0);
-                        for (int i = 0; i < hj; i++) E->newtok[E->nnew++] = TK(K_HEAD, 1, 1, 0, 0);
-                        if (hr) PUSH_OP(E, 0, OP_HEAD_REAL, hr);
-                        if (hj) PUSH_OP(E, 0, OP_HEAD_JOKER, hj);
-                        if (emit(E) < 0) return -1;
-                    }
-            } else if (E->flags & F_TAILS) {
-                /* demands sit among newtok (they passed through); pick some to consume */
-                int didx[MAXTOK * 2], nd = 0;
-                for (int i = 0; i < base_nnew; i++)
-                    if (T_KIND(E->newtok[i]) == K_DEMAND) didx[nd++] = i;
-                if (nd == 0) {
-                    if (emit(E) < 0) return -1;
-                } else {
-                    /* each demand: untouched (0), real tail (1), joker tail (2) */
-                    int choice[MAXTOK * 2];
-                    uint16_t keep[MAXTOK * 2];
-                    memcpy(keep, E->newtok, base_nnew * sizeof(uint16_t));
-                    int total = 1;
-                    for (int i = 0; i < nd; i++) total *= 3;
-                    for (int code = 0; code < total; code++) {
-                        int c = code, r = 0, j = 0, ok = 1;
-                        for (int i = 0; i < nd; i++) { choice[i] = c % 3; c /= 3; }
-                        /* canonical: equal demand tokens take non-increasing choices */
-                        for (int i = 1; i < nd && ok; i++)
-                            if (keep[didx[i]] == keep[didx[i - 1]] && choice[i] > choice[i - 1]) ok = 0;
-                        for (int i = 0; i < nd; i++) { r += choice[i] == 1; j += choice[i] == 2; }
-                        if (!ok || r > rl || j > jl) continue;
-                        memcpy(E->newtok, keep, base_nnew * sizeof(uint16_t));
-                        E->nnew = base_nnew; E->nops = base_nops;
-                        E->real_used = base_ru + r; E->jok_used = base_ju + j;
-                        for (int i = 0; i < nd && ok; i++) {
-                            if (!choice[i]) continue;
-                            uint16_t d = keep[didx[i]];
-                            int joker = choice[i] == 2;
-                            int jj = T_J(d) + joker;
-                            if (jj > g_mjpm) { ok = 0; break; }
-                            E->newtok[didx[i]] = TK(K_TAIL, 1, jj, T_REAL(d) | !joker, T_FLAG(d));
-                            PUSH_OP(E, d, joker ? OP_TAIL_JOKER : OP_TAIL_REAL, 1);
-                        }
-                        if (ok && emit(E) < 0) return -1;
-                    }
-                    memcpy(E->newtok, keep, base_nnew * sizeof(uint16_t));
-                }
-            } else {
+    int norm = (E->flags & F_NORM) ? 1 : 0;
+    if (E->flags & F_HEADS) {
+        /* wrap, first position: every new run is a head (a head can do all an ordinary run can) */
+        for (int hr = 0; hr <= real_left; hr++)
+            for (int hj = 0; hj <= jok_left; hj++) {
+                if (saved_nnew + hr + hj > MAXTOK) break;
+                E->nnew = saved_nnew; E->nops = saved_nops;
+                E->real_used = saved_ru + hr; E->jok_used = saved_ju + hj;
+                for (int i = 0; i < hr; i++) E->newtok[E->nnew++] = TK(K_HEAD, 1, 0, 1, 0, 0);
+                for (int i = 0; i < hj; i++) E->newtok[E->nnew++] = TK(K_HEAD, 1, 1, 0, 0, norm);
+                if (hr) PUSH_OP(E, 0, OP_HEAD_REAL, hr);
+                if (hj) PUSH_OP(E, 0, OP_HEAD_JOKER, hj);
                 if (emit(E) < 0) return -1;
+            }
+    } else {
+        int fl = (E->flags & F_NEWFLAGL) ? 1 : 0;
+        /* a real start beside a closing plain run is dominated by extending that run */
+        int max_nr = closed_plain ? 0 : real_left;
+        /* normalised: a joker-started run must reach the end; one started at A low cannot, and
+         * under wrap its joker can always move past its end (making it a crossing run) */
+        int max_nj = (norm && (fl || (E->flags & F_TAILS))) ? 0 : jok_left;
+        for (int nr = 0; nr <= max_nr; nr++) {
+            for (int nj = 0; nj <= max_nj && nr + nj + saved_nnew <= MAXTOK; nj++) {
+                if (saved_ju + nj > E->jav) break;
+                E->nnew = saved_nnew; E->nops = saved_nops;
+                E->real_used = saved_ru + nr; E->jok_used = saved_ju + nj;
+                for (int i = 0; i < nr; i++) E->newtok[E->nnew++] = TK(K_NORMAL, 1, 0, 1, fl, 0);
+                for (int i = 0; i < nj; i++) E->newtok[E->nnew++] = TK(K_NORMAL, 1, 1, 0, fl, norm);
+                if (nr) PUSH_OP(E, 0, OP_START_REAL, nr);
+                if (nj) PUSH_OP(E, 0, OP_START_JOKER, nj);
+                if (E->flags & F_TAILS) {
+                    if (enum_tails(E, real_left - nr, jok_left - nj) < 0) return -1;
+                } else if (emit(E) < 0) {
+                    return -1;
+                }
             }
         }
     }
@@ -309,29 +397,32 @@ static int enum_starts(Enum *E, int closed_normal) {
     return 0;
 }
 
-static int enum_types(Enum *E, int i, int closed_normal);
+static int enum_types(Enum *E, int i, int closed_plain);
 
-/* m tokens of type i: extend with a real card, with a joker, or close */
-static int enum_plain(Enum *E, int i, int m, int closed_normal) {
+/* m tokens of type i: extend with a real card, with a joker, close, or (heads) leave a demand */
+static int enum_plain(Enum *E, int i, int m, int closed_plain) {
     uint16_t t = E->type[i];
     int kind = T_KIND(t);
     int saved_nnew = E->nnew, saved_nops = E->nops, saved_ru = E->real_used, saved_ju = E->jok_used;
     if (kind == K_DEMAND) { /* waits for a tail; passes through */
         for (int k = 0; k < m; k++) E->newtok[E->nnew++] = t;
-        if (enum_types(E, i + 1, closed_normal) < 0) return -1;
+        if (enum_types(E, i + 1, closed_plain) < 0) return -1;
         E->nnew = saved_nnew;
         return 0;
     }
-    int can_close = (kind == K_NORMAL || kind == K_HEAD) && T_LEN(t) >= 3 && T_REAL(t);
+    int can_close = (kind == K_NORMAL || kind == K_HEAD) && T_LEN(t) >= 3 && T_REAL(t) && !T_MRE(t);
     int can_demand = kind == K_HEAD;
-    int can_joker = T_J(t) < g_mjpm;
-    int can_real = !(kind == K_NORMAL && T_FLAG(t) && (E->flags & F_NOEXT_FLAGL));
+    int blocked = kind == K_NORMAL && T_FLAG(t) && (E->flags & F_NOEXT_FLAGL);
+    int can_joker = T_J(t) < g_mjpm && !blocked;
+    int can_real = !blocked;
+    /* closing this token and starting a real run here is dominated by extending it */
+    int plain = T_J(t) == 0 && !T_FLAG(t) && !T_MRE(t);
     uint16_t er = tok_ext(t, 0), ej = tok_ext(t, 1);
-    uint16_t dem = TK(K_DEMAND, 0, T_J(t), T_REAL(t), T_LEN(t) == 1);
+    uint16_t dem = TK(K_DEMAND, 0, T_J(t), T_REAL(t), T_LEN(t) == 1, 0);
     for (int a = 0; a <= m; a++) {
         if (saved_ru + a > E->hi || (a && !can_real)) break;
         for (int b = 0; a + b <= m; b++) {
-            if (b && (!can_joker || !can_real)) break;
+            if (b && !can_joker) break;
             if (saved_ju + b > E->jav) break;
             for (int d = 0; a + b + d <= m; d++) {
                 if (d && !can_demand) break;
@@ -346,9 +437,7 @@ static int enum_plain(Enum *E, int i, int m, int closed_normal) {
                 if (b) PUSH_OP(E, t, OP_EXT_JOKER, b);
                 if (c) PUSH_OP(E, t, OP_CLOSE, c);
                 if (d) PUSH_OP(E, t, OP_DEMAND, d);
-                /* closing a run and starting a new one beside it is dominated by extending it
-                   (not for a run started at A low, which may not reach A high) */
-                if (enum_types(E, i + 1, closed_normal || (c && !T_FLAG(t))) < 0) return -1;
+                if (enum_types(E, i + 1, closed_plain || (c && plain)) < 0) return -1;
             }
         }
     }
@@ -356,21 +445,29 @@ static int enum_plain(Enum *E, int i, int m, int closed_normal) {
     return 0;
 }
 
-/* token types one by one */
-static int enum_types(Enum *E, int i, int closed_normal) {
-    if (i == E->ntypes) return enum_starts(E, closed_normal);
-    return enum_plain(E, i, E->mult[i], closed_normal);
+static int enum_types(Enum *E, int i, int closed_plain) {
+    if (i == E->ntypes) return enum_starts(E, closed_plain);
+    return enum_plain(E, i, E->mult[i], closed_plain);
 }
 
-/* cached list of transitions of suit state sid under (lo, hi, jav, flags) */
+/* cached list of transitions of suit state sid under (lo, hi, jav, flags); 0, or -1 memory, -2 ids */
+static uint64_t tc_last_key = ~0ULL;
+static int32_t tc_last_start, tc_last_count;
+
 static int get_trans(int32_t sid, int lo, int hi, int jav, int flags, int32_t *start, int32_t *count) {
-    uint64_t key = (uint64_t)sid | ((uint64_t)lo << 16) | ((uint64_t)hi << 20) | ((uint64_t)jav << 24) |
-                   ((uint64_t)flags << 28);
+    uint64_t key = (uint64_t)sid | ((uint64_t)lo << 21) | ((uint64_t)hi << 25) | ((uint64_t)jav << 29) |
+                   ((uint64_t)flags << 33) | ((uint64_t)g_mjpm << 41);
+    if (key == tc_last_key) { *start = tc_last_start; *count = tc_last_count; return 0; }
     if (tc_cap == 0 || (tc_n + 1) * 2 > tc_cap)
         if (tc_rehash(tc_cap ? tc_cap * 2 : 4096) < 0) return -1;
     size_t h = mix64(key) & (tc_cap - 1);
     while (tc_tab[h].start >= 0) {
-        if (tc_tab[h].key == key) { *start = tc_tab[h].start; *count = tc_tab[h].count; return 0; }
+        if (tc_tab[h].key == key) {
+            *start = tc_last_start = tc_tab[h].start;
+            *count = tc_last_count = tc_tab[h].count;
+            tc_last_key = key;
+            return 0;
+        }
         h = (h + 1) & (tc_cap - 1);
     }
     Enum E;
@@ -383,26 +480,26 @@ static int get_trans(int32_t sid, int lo, int hi, int jav, int flags, int32_t *s
         else { E.type[E.ntypes] = s.tok[k]; E.mult[E.ntypes++] = 1; }
     }
     E.list_start = (int32_t)tr_n;
-    if (enum_types(&E, 0, 0) < 0 || E.err) return -1;
-    /* ss_intern may have grown the table; h is still valid for tc (separate table) */
-    tc_tab[h].key = key;
+    if (enum_types(&E, 0, 0) < 0 || E.err) return E.err ? E.err : -1;
+    tc_tab[h].key = key; /* h is still valid: the cache table did not change */
     tc_tab[h].start = E.list_start;
     tc_tab[h].count = (int32_t)(tr_n - (size_t)E.list_start);
     tc_n++;
-    *start = tc_tab[h].start;
-    *count = tc_tab[h].count;
+    *start = tc_last_start = tc_tab[h].start;
+    *count = tc_last_count = tc_tab[h].count;
+    tc_last_key = key;
     return 0;
 }
 
 /* ------------------------------------------------------------------ groups */
-/* can S real cards (at most M of one suit) plus jg jokers form groups of one rank? */
-static int group_feasible(int S, int M, int jg) {
-    if (S == 0) return jg == 0;
-    for (int G = 1; G <= S; G++) {
-        if (M > G) continue;
+/* can S real cards (at most M of one suit) plus jg jokers form groups of one rank? G or 0 */
+static int group_feasible_calc(int S, int M, int jg) {
+    if (S == 0) return jg == 0 ? -1 : 0;
+    for (int G = M > 1 ? M : 1; G <= S; G++) {
         int q = S / G, rm = S % G;
         int maxload = rm ? q + 1 : q;
-        if (maxload > 4 || q < 1 || q < 3 - g_mjpm) continue;
+        if (maxload > 4) continue;
+        if (3 - q > g_mjpm) continue; /* the lightest group cannot reach 3 cards */
         int need = rm * (3 - (q + 1) > 0 ? 3 - (q + 1) : 0) + (G - rm) * (3 - q > 0 ? 3 - q : 0);
         int capq1 = 4 - (q + 1) < g_mjpm ? 4 - (q + 1) : g_mjpm;
         int capq = 4 - q < g_mjpm ? 4 - q : g_mjpm;
@@ -412,195 +509,40 @@ static int group_feasible(int S, int M, int jg) {
     return 0;
 }
 
-/* ------------------------------------------------------------------ the main DP */
+/* group_feasible_calc tabulated per max_jokers_per_meld: S <= 15, M <= 3, jg <= 7 */
+static int8_t gf_tab[5][16][4][8];
+static int gf_ready[5];
+static inline int group_feasible(int S, int M, int jg) {
+    if (S > 15 || M > 3 || jg > 7 || jg < 0) return group_feasible_calc(S, M, jg);
+    if (!gf_ready[g_mjpm]) {
+        for (int a = 0; a < 16; a++)
+            for (int b = 0; b < 4; b++)
+                for (int c = 0; c < 8; c++) gf_tab[g_mjpm][a][b][c] = (int8_t)group_feasible_calc(a, b, c);
+        gf_ready[g_mjpm] = 1;
+    }
+    return gf_tab[g_mjpm][S][M][jg];
+}
+
+/* ------------------------------------------------------------------ query */
+typedef struct { int rank, flags; } Pos;
+typedef struct { int8_t p, s; } Stage; /* s = 4: the group stage of position p */
+
 typedef struct {
-    uint64_t k0, k1;
-    int32_t val, prev, tr, dead;
-} Entry;
+    uint8_t lo[NT], hi[NT];
+    int32_t w[NT];
+    int need_group, min_open, loJ, hiJ, np, nst, norm, wJ;
+    Pos P[MAXPOS];
+    Stage S[MAXST];
+    int8_t bnd[MAXST + 1][4];   /* boundary (position index, -1 = start) of each suit before stage st */
+    int hn1[MAXPOS][4], hn2[MAXPOS][4], hnall[MAXPOS][4], has2[MAXPOS];
+    int rest_hi[MAXPOS][4];     /* real cards of rank P[p] in the suits after s */
+    long base;                  /* sum of w * lo over real cards, plus wJ * loJ */
+    int32_t e0;                 /* id of the empty suit state */
+} Query;
 
-static Entry *en = NULL;
-static size_t en_n = 0, en_cap = 0;
-static int32_t *htab = NULL;
-static uint32_t *hstamp = NULL;
-static size_t hcap = 0;
-static uint32_t curstamp = 0;
-static long last_states = 0, last_pruned = 0;
-static int g_prune = 1;
+static int rank_open_points(int r) { return r >= 9 ? 10 : r + 1; }
 
-/* k1 layout: J 0-2, gflag 3, open points 4-10, S 11-14, M 15-16 */
-#define K1(J, gf, op, S, M) \
-    ((uint64_t)(J) | ((uint64_t)(gf) << 3) | ((uint64_t)(op) << 4) | ((uint64_t)(S) << 11) | ((uint64_t)(M) << 15))
-#define K1_J(k) ((int)((k) & 7))
-#define K1_GF(k) ((int)(((k) >> 3) & 1))
-#define K1_OP(k) ((int)(((k) >> 4) & 127))
-#define K1_S(k) ((int)(((k) >> 11) & 15))
-#define K1_M(k) ((int)(((k) >> 15) & 3))
-
-static int stage_begin(size_t expected) {
-    size_t need = 16;
-    while (need < expected * 2) need *= 2;
-    if (need > hcap) {
-        free(htab); free(hstamp);
-        htab = malloc(need * sizeof(int32_t));
-        hstamp = calloc(need, sizeof(uint32_t));
-        if (!htab || !hstamp) return -1;
-        hcap = need;
-        curstamp = 0;
-    }
-    curstamp++;
-    if (curstamp == 0) { memset(hstamp, 0, hcap * sizeof(uint32_t)); curstamp = 1; }
-    return 0;
-}
-
-/* insert or improve; returns 0, or -1 on memory error */
-static int stage_put(size_t stage_start, uint64_t k0, uint64_t k1, int32_t val, int32_t prev, int32_t tr) {
-    size_t used = en_n - stage_start;
-    if ((used + 1) * 2 > hcap) {
-        /* grow table and reinsert this stage's entries */
-        size_t nc = hcap * 2;
-        free(htab); free(hstamp);
-        htab = malloc(nc * sizeof(int32_t));
-        hstamp = calloc(nc, sizeof(uint32_t));
-        if (!htab || !hstamp) return -1;
-        hcap = nc;
-        curstamp = 1;
-        for (size_t i = stage_start; i < en_n; i++) {
-            size_t h = mix64(en[i].k0 ^ mix64(en[i].k1)) & (hcap - 1);
-            while (hstamp[h] == curstamp) h = (h + 1) & (hcap - 1);
-            hstamp[h] = curstamp;
-            htab[h] = (int32_t)i;
-        }
-    }
-    size_t h = mix64(k0 ^ mix64(k1)) & (hcap - 1);
-    while (hstamp[h] == curstamp) {
-        Entry *e = &en[htab[h]];
-        if (e->k0 == k0 && e->k1 == k1) {
-            if (val > e->val) { e->val = val; e->prev = prev; e->tr = tr; }
-            return 0;
-        }
-        h = (h + 1) & (hcap - 1);
-    }
-    GROW(en, en_cap, en_n + 1);
-    Entry *e = &en[en_n];
-    e->k0 = k0; e->k1 = k1; e->val = val; e->prev = prev; e->tr = tr; e->dead = 0;
-    hstamp[h] = curstamp;
-    htab[h] = (int32_t)en_n;
-    en_n++;
-    return 0;
-}
-
-/* ------------------------------------------------------------------ dominance */
-/* Token a can do all that token b can: same kind (or a head for a normal run), at least as
- * long, no more jokers, no worse flags. Demands (obligations) only match themselves. */
-static int tok_dom(uint16_t a, uint16_t b) {
-    int ka = T_KIND(a), kb = T_KIND(b);
-    if (ka == K_DEMAND || kb == K_DEMAND) return a == b;
-    if (ka != kb && !(ka == K_HEAD && kb == K_NORMAL)) return 0;
-    return T_LEN(a) >= T_LEN(b) && T_J(a) <= T_J(b) && T_REAL(a) >= T_REAL(b) && T_FLAG(a) <= T_FLAG(b);
-}
-/* a run that may be closed at once: having it open costs nothing */
-static int tok_optional(uint16_t t) {
-    return (T_KIND(t) == K_NORMAL || T_KIND(t) == K_HEAD) && T_LEN(t) >= 3 && T_REAL(t);
-}
-static int match_tokens(const SuitState *A, const SuitState *B, int bi, unsigned used) {
-    if (bi == B->ntok) {
-        for (int i = 0; i < A->ntok; i++)
-            if (!((used >> i) & 1) && !tok_optional(A->tok[i])) return 0;
-        return 1;
-    }
-    for (int i = 0; i < A->ntok; i++) {
-        if ((used >> i) & 1) continue;
-        if (i > 0 && A->tok[i] == A->tok[i - 1] && !((used >> (i - 1)) & 1)) continue; /* symmetric */
-        if (tok_dom(A->tok[i], B->tok[bi]) && match_tokens(A, B, bi + 1, used | (1u << i))) return 1;
-    }
-    return 0;
-}
-
-static uint32_t *dom_keys = NULL;
-static int8_t *dom_vals = NULL;
-static size_t dom_cap = 0, dom_n = 0;
-
-/* does suit state a dominate suit state b (every future of b is open to a, same cards)? */
-static int suit_dom(int32_t a, int32_t b) {
-    if (a == b) return 1;
-    const SuitState *A = &ss_arr[a], *B = &ss_arr[b];
-    if (A->acelow != B->acelow || A->ntok < B->ntok) return 0;
-    uint32_t key = ((uint32_t)a << 16) | (uint32_t)b;
-    if (dom_cap == 0 || (dom_n + 1) * 2 > dom_cap) {
-        size_t nc = dom_cap ? dom_cap * 2 : 4096;
-        uint32_t *nk = malloc(nc * sizeof(uint32_t));
-        int8_t *nv = malloc(nc);
-        if (!nk || !nv) { free(nk); free(nv); return 0; }
-        for (size_t i = 0; i < nc; i++) nk[i] = 0xffffffffu;
-        for (size_t i = 0; i < dom_cap; i++) {
-            if (dom_keys[i] == 0xffffffffu) continue;
-            size_t h = mix64(dom_keys[i]) & (nc - 1);
-            while (nk[h] != 0xffffffffu) h = (h + 1) & (nc - 1);
-            nk[h] = dom_keys[i]; nv[h] = dom_vals[i];
-        }
-        free(dom_keys); free(dom_vals);
-        dom_keys = nk; dom_vals = nv; dom_cap = nc;
-    }
-    size_t h = mix64(key) & (dom_cap - 1);
-    while (dom_keys[h] != 0xffffffffu) {
-        if (dom_keys[h] == key) return dom_vals[h];
-        h = (h + 1) & (dom_cap - 1);
-    }
-    int r = match_tokens(A, B, 0, 0);
-    dom_keys[h] = key; dom_vals[h] = (int8_t)r; dom_n++;
-    return r;
-}
-
-static int32_t *pr_head = NULL, *pr_next = NULL;
-static size_t pr_cap = 0, pr_ncap = 0;
-
-/* Among entries [a, b) that agree on everything but one suit's state, drop those whose value
- * and state are both matched by another entry. Returns the number dropped. */
-static long prune_dominated(size_t a, size_t b) {
-    size_t n = b - a;
-    long dropped = 0;
-    if (n < 2) return 0;
-    size_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
-    if (cap > pr_cap) { free(pr_head); pr_head = malloc(cap * sizeof(int32_t)); pr_cap = pr_head ? cap : 0; }
-    if (n > pr_ncap) { free(pr_next); pr_next = malloc(n * sizeof(int32_t)); pr_ncap = pr_next ? n : 0; }
-    if (!pr_head || !pr_next) return 0;
-    for (int s = 0; s < 4; s++) {
-        uint64_t mask = ~(0xffffULL << (16 * s));
-        for (size_t i = 0; i < cap; i++) pr_head[i] = -1;
-        for (size_t i = a; i < b; i++) {
-            if (en[i].dead) continue;
-            uint64_t mk = en[i].k0 & mask;
-            size_t h = mix64(mk ^ mix64(en[i].k1)) & (cap - 1);
-            while (pr_head[h] >= 0) {
-                Entry *f = &en[a + (size_t)pr_head[h]];
-                if ((f->k0 & mask) == mk && f->k1 == en[i].k1) break;
-                h = (h + 1) & (cap - 1);
-            }
-            pr_next[i - a] = pr_head[h];
-            pr_head[h] = (int32_t)(i - a);
-        }
-        for (size_t hh = 0; hh < cap; hh++) {
-            int32_t first = pr_head[hh];
-            if (first < 0 || pr_next[first] < 0) continue;
-            for (int32_t x = first; x >= 0; x = pr_next[x]) {
-                Entry *ex = &en[a + (size_t)x];
-                if (ex->dead) continue;
-                int32_t sx = (int32_t)((ex->k0 >> (16 * s)) & 0xffff);
-                for (int32_t y = first; y >= 0; y = pr_next[y]) {
-                    Entry *ey = &en[a + (size_t)y];
-                    if (y == x || ey->dead || ex->val < ey->val) continue;
-                    if (suit_dom(sx, (int32_t)((ey->k0 >> (16 * s)) & 0xffff))) { ey->dead = 1; dropped++; }
-                }
-            }
-        }
-    }
-    return dropped;
-}
-
-typedef struct { int rank; int flags; } Pos;
-
-static int positions(int ace, Pos *P) {
+static int positions(int ace, Pos *P, int r0) {
     int n = 0;
     switch (ace) {
         case ACE_LOW:
@@ -620,30 +562,774 @@ static int positions(int ace, Pos *P) {
             for (int r = 1; r < 13; r++) P[n++] = (Pos){r, 0};
             P[n++] = (Pos){0, F_CLEAR_ACELOW | F_NOGROUP};
             break;
-        default: /* wrap */
-            P[n++] = (Pos){0, F_HEADS};
-            for (int r = 1; r < 13; r++) P[n++] = (Pos){r, F_TAILS};
+        default: /* wrap: the cycle cut before rank r0 */
+            P[n++] = (Pos){r0, F_HEADS};
+            for (int r = 1; r < 13; r++) P[n++] = (Pos){(r0 + r) % 13, F_TAILS};
             break;
     }
     return n;
 }
 
-static int rank_open_points(int r) { return r >= 9 ? 10 : r + 1; }
+/* effective bounds of suit s at position p for a suit state with `acelow` aces used low */
+static inline void pos_bounds(const Query *q, int p, int s, int acelow, int *l, int *h) {
+    int c = s * 13 + q->P[p].rank, fl = q->P[p].flags;
+    if (fl & F_SET_ACELOW) { *l = 0; *h = q->hi[c]; }
+    else if (fl & F_CLEAR_ACELOW) {
+        *l = q->lo[c] - acelow > 0 ? q->lo[c] - acelow : 0;
+        *h = q->hi[c] - acelow;
+    } else { *l = q->lo[c]; *h = q->hi[c]; }
+}
+/* value of a transition's real cards (aces split over two positions are valued at the second) */
+static inline int32_t trans_value(const Query *q, int p, int s, int acelow, const Trans *t) {
+    int c = s * 13 + q->P[p].rank, fl = q->P[p].flags;
+    int32_t v = q->wJ * t->jr;
+    if (fl & F_SET_ACELOW) return v;
+    if (fl & F_CLEAR_ACELOW) return v + q->w[c] * (t->x + acelow);
+    return v + q->w[c] * t->x;
+}
+/* can the open runs of a suit state after position p still be continued? */
+static inline int look_ok(const Query *q, int p, int s, const SuitState *S, int javl) {
+    if (p == q->np - 1) return S->final_ok;
+    if (S->need1 > q->hn1[p][s] + javl) return 0;
+    if (S->len1 && (!q->has2[p] || S->len1 > q->hn2[p][s] + javl)) return 0;
+    if (S->needall > q->hnall[p][s] + javl) return 0;
+    return 1;
+}
 
-static void reset_caches(void) {
-    ss_n = 0;
-    if (ss_tab) for (size_t i = 0; i < ss_tabcap; i++) ss_tab[i] = -1;
-    tr_n = 0; op_n = 0;
-    if (tc_tab) for (size_t i = 0; i < tc_cap; i++) tc_tab[i].start = -1;
-    tc_n = 0;
-    if (dom_keys) for (size_t i = 0; i < dom_cap; i++) dom_keys[i] = 0xffffffffu;
-    dom_n = 0;
+static void query_setup(Query *q, int ace) {
+    /* wrap: cut the cycle where the fewest cards are (runs crossing the cut cost state) */
+    int r0 = 0, least = 1 << 20;
+    if (ace == ACE_WRAP)
+        for (int r = 0; r < 13; r++) {
+            int n = 0;
+            for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r];
+            if (n < least) { least = n; r0 = r; }
+        }
+    q->np = positions(ace, q->P, r0);
+    for (int p = 0; p < q->np; p++) {
+        int r = q->P[p].rank, n = 0;
+        for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r] > 0;
+        int mj = q->hiJ < g_mjpm ? q->hiJ : g_mjpm;
+        if (n == 0 || n + mj < 3) q->P[p].flags |= F_NOGROUP;
+        if (q->norm) q->P[p].flags |= F_NORM;
+        int rest = 0;
+        for (int s = 3; s >= 0; s--) {
+            q->rest_hi[p][s] = rest;
+            rest += q->hi[s * 13 + r];
+            q->hn1[p][s] = p + 1 < q->np ? q->hi[s * 13 + q->P[p + 1].rank] : 0;
+            q->hn2[p][s] = p + 2 < q->np ? q->hi[s * 13 + q->P[p + 2].rank] : 0;
+        }
+        q->has2[p] = p + 2 < q->np;
+    }
+    for (int s = 0; s < 4; s++) {
+        int m = 99;
+        for (int p = q->np - 1; p >= 0; p--) {
+            q->hnall[p][s] = m;
+            int v = q->hi[s * 13 + q->P[p].rank];
+            if (v < m) m = v;
+        }
+    }
+    int nst = 0;
+    for (int p = 0; p < q->np; p++) {
+        for (int s = 0; s < 4; s++) {
+            for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)(u < s ? p : p - 1);
+            q->S[nst++] = (Stage){(int8_t)p, (int8_t)s};
+        }
+        if (!(q->P[p].flags & F_NOGROUP)) {
+            for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)p;
+            q->S[nst++] = (Stage){(int8_t)p, 4};
+        }
+    }
+    for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)(q->np - 1);
+    q->nst = nst;
+}
+
+/* k1 layout: J 0-2, gflag 3, open points 4-15, S 16-19, M 20-21 */
+#define K1(J, gf, op, S, M)                                                                          \
+    ((uint64_t)(J) | ((uint64_t)(gf) << 3) | ((uint64_t)(op) << 4) | ((uint64_t)(S) << 16) |         \
+     ((uint64_t)(M) << 20))
+#define K1_J(k) ((int)((k) & 7))
+#define K1_GF(k) ((int)(((k) >> 3) & 1))
+#define K1_OP(k) ((int)(((k) >> 4) & 4095))
+#define K1_S(k) ((int)(((k) >> 16) & 15))
+#define K1_M(k) ((int)(((k) >> 20) & 3))
+#define SID(k0, k1, s) ((int32_t)((s) < 3 ? ((k0) >> (SIDBITS * (s))) & SIDMASK : ((k1) >> S3SHIFT) & SIDMASK))
+#define K1_IDS(k1) ((k1) & (SIDMASK << S3SHIFT))
+static inline uint64_t k0_init(int32_t e0) {
+    uint64_t e = (uint64_t)e0;
+    return e | (e << SIDBITS) | (e << (2 * SIDBITS));
+}
+static inline uint64_t k1_init(int32_t e0) { return (uint64_t)e0 << S3SHIFT; }
+/* the keys with suit s's state id replaced */
+static inline void set_sid(uint64_t *k0, uint64_t *k1, int s, int32_t id) {
+    if (s < 3) *k0 = (*k0 & ~(SIDMASK << (SIDBITS * s))) | ((uint64_t)id << (SIDBITS * s));
+    else *k1 = (*k1 & ~(SIDMASK << S3SHIFT)) | ((uint64_t)id << S3SHIFT);
+}
+
+static inline int accept(const Query *q, uint64_t k0, uint64_t k1) {
+    if (K1_J(k1) < q->loJ) return 0;
+    if (q->need_group && !K1_GF(k1)) return 0;
+    if (K1_OP(k1) < q->min_open) return 0;
+    for (int s = 0; s < 4; s++)
+        if (!ss_arr[SID(k0, k1, s)].final_ok) return 0;
+    return 1;
+}
+
+/* One step of the sweep from state (k0, k1) through stage st: calls `fn` for every successor.
+ * Suit stages use the cached transitions; group stages choose the jokers put in groups. */
+typedef struct { uint64_t k0, k1; int32_t w, tr, bound, h; } Succ;
+static int g_tie = 4;
+static Succ *succ_buf = NULL;
+static size_t succ_cap = 0, succ_n = 0;
+
+static int push_succ(uint64_t k0, uint64_t k1, int32_t w, int32_t tr, int32_t h) {
+    GROW(succ_buf, succ_cap, succ_n + 1);
+    succ_buf[succ_n++] = (Succ){k0, k1, w, tr, 0, h};
+    return 0;
+}
+
+/* successors appended to succ_buf; returns 0, or <0 on error */
+static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
+    int p = q->S[st].p, s = q->S[st].s;
+    int rank = q->P[p].rank, flags = q->P[p].flags;
+    int rv = rank_open_points(rank);
+    int J = K1_J(k1), S = K1_S(k1), M = K1_M(k1), op = K1_OP(k1), gf = K1_GF(k1);
+    if (s == 4) {
+        int jmax = S ? q->hiJ - J : 0;
+        for (int jg = 0; jg <= jmax; jg++) {
+            if (!group_feasible(S, M, jg)) continue;
+            int nop = op + jg * rv;
+            if (nop > q->min_open) nop = q->min_open;
+            if (push_succ(k0, K1(J + jg, gf | (S > 0), nop, 0, 0) | K1_IDS(k1), q->wJ * jg, jg, -jg) < 0) return -1;
+        }
+        return 0;
+    }
+    int32_t sid = SID(k0, k1, s);
+    int al = ss_arr[sid].acelow, l, h;
+    pos_bounds(q, p, s, al, &l, &h);
+    if (h < 0) return 0;
+    int jav = q->hiJ - J;
+    int32_t ts, tcnt;
+    int r = get_trans(sid, l, h, jav, flags, &ts, &tcnt);
+    if (r < 0) return r;
+    for (int32_t k = 0; k < tcnt; k++) {
+        const Trans *t = &tr_arr[ts + k];
+        int nJ = J + t->jr, javl = q->hiJ - nJ;
+        if (!look_ok(q, p, s, &ss_arr[t->new_id], javl)) continue;
+        int nS = S + t->g, nM = M > t->g ? M : t->g;
+        if (nS > 15) continue;
+        if (nS && s < 3) {
+            int most = nS + q->rest_hi[p][s] + javl;
+            if (most < 3 || most < 3 * nM) continue;
+        } else if (nS && s == 3 && (flags & F_NOGROUP)) {
+            continue;
+        }
+        int nop = op + (t->x + t->jr) * rv;
+        if (nop > q->min_open) nop = q->min_open;
+        uint64_t nk0 = k0, nk1 = K1(nJ, gf, nop, nS, nM) | K1_IDS(k1);
+        /* with no group stage at this position, the last suit settles S (which is then 0) */
+        if (s == 3 && (flags & F_NOGROUP)) nk1 = K1(nJ, gf, nop, 0, 0) | K1_IDS(k1);
+        set_sid(&nk0, &nk1, s, t->new_id);
+        int hk = 0;
+        const SuitState *ns = &ss_arr[t->new_id];
+        if (g_tie == 3) hk = -(t->g * 16 + ns->need1);
+        else if (g_tie == 4) hk = t->g * 16 - ns->need1;
+        else if (g_tie == 5) hk = -(ns->need1 * 16 + t->g);
+        else if (g_tie == 6) hk = -(ns->need1 * 16 + t->g * 4 + t->jr);
+        else if (g_tie == 1) hk = nJ;
+        else if (g_tie == 2) hk = -nJ;
+        if (push_succ(nk0, nk1, trans_value(q, p, s, al, t), ts + k, hk) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ forward (breadth-first) */
+typedef struct {
+    uint64_t k0, k1;
+    int32_t val, prev, tr;
+    int32_t dead;
+} Entry;
+
+static Entry *en = NULL;
+static size_t en_n = 0, en_cap = 0;
+static int32_t *htab = NULL;
+static uint32_t *hstamp = NULL;
+static size_t hcap = 0;
+static uint32_t curstamp = 0;
+static long last_states = 0, last_pruned = 0, last_nodes = 0;
+static int last_method = 0; /* 1 forward, 2 depth-first */
+static int g_prune = 1;
+/* search schedule: a forward pass of at most g_budget entries; else a depth-first probe of at most
+ * g_probe expansions; else a forward pass of at most g_budget2 entries; else depth-first to the
+ * end (its memo kept from the probe), with at most g_memo_limit memo entries (else MemoryError) */
+static long g_budget = 5000;
+static long g_probe = 10000;
+static long g_budget2 = 2000000;
+static long g_memo_limit = 8000000;
+static int g_force = 0; /* testing: 1 forward only, 2 depth-first only */
+static int g_norm = 1;  /* testing: 0 turns the joker normalisation off */
+static long dfs_expansions = 0, dfs_limit = 0;
+
+typedef struct { int32_t from, to, tr, w; } Edge;
+static Edge *ed = NULL;
+static size_t ed_n = 0, ed_cap = 0;
+
+static inline uint64_t key_hash(uint64_t k0, uint64_t k1) {
+    uint64_t h = k0 * 0x9E3779B97F4A7C15ULL ^ (k1 + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    return h ^ (h >> 29) ^ (h >> 47);
+}
+
+static int stage_begin(size_t expected) {
+    size_t need = 16;
+    while (need < expected * 2) need *= 2;
+    if (need > hcap) {
+        free(htab); free(hstamp);
+        htab = malloc(need * sizeof(int32_t));
+        hstamp = calloc(need, sizeof(uint32_t));
+        if (!htab || !hstamp) { hcap = 0; return -1; }
+        hcap = need;
+        curstamp = 0;
+    }
+    curstamp++;
+    if (curstamp == 0) { memset(hstamp, 0, hcap * sizeof(uint32_t)); curstamp = 1; }
+    return 0;
+}
+
+/* insert or improve; returns the entry index, or -1 on memory error */
+static int32_t stage_put(size_t stage_start, uint64_t k0, uint64_t k1, int32_t val, int32_t prev, int32_t tr) {
+    size_t used = en_n - stage_start;
+    if ((used + 1) * 2 > hcap) {
+        size_t nc = hcap * 2;
+        free(htab); free(hstamp);
+        htab = malloc(nc * sizeof(int32_t));
+        hstamp = calloc(nc, sizeof(uint32_t));
+        if (!htab || !hstamp) { hcap = 0; return -1; }
+        hcap = nc;
+        curstamp = 1;
+        for (size_t i = stage_start; i < en_n; i++) {
+            size_t h = key_hash(en[i].k0, en[i].k1) & (hcap - 1);
+            while (hstamp[h] == curstamp) h = (h + 1) & (hcap - 1);
+            hstamp[h] = curstamp;
+            htab[h] = (int32_t)i;
+        }
+    }
+    size_t h = key_hash(k0, k1) & (hcap - 1);
+    while (hstamp[h] == curstamp) {
+        Entry *e = &en[htab[h]];
+        if (e->k0 == k0 && e->k1 == k1) {
+            if (val > e->val) { e->val = val; e->prev = prev; e->tr = tr; }
+            return htab[h];
+        }
+        h = (h + 1) & (hcap - 1);
+    }
+    GROW(en, en_cap, en_n + 1);
+    Entry *e = &en[en_n];
+    e->k0 = k0; e->k1 = k1; e->val = val; e->prev = prev; e->tr = tr; e->dead = 0;
+    hstamp[h] = curstamp;
+    htab[h] = (int32_t)en_n;
+    return (int32_t)en_n++;
+}
+
+/* ------------------------------------------------------------------ dominance */
+/* Token a can do all that token b can: same kind (or a head for an ordinary run), at least as
+ * long, no more jokers, no worse flags. Demands (obligations) only match themselves. */
+static int tok_dom(uint16_t a, uint16_t b) {
+    int ka = T_KIND(a), kb = T_KIND(b);
+    if (ka == K_DEMAND || kb == K_DEMAND) return a == b;
+    if (ka != kb && !(ka == K_HEAD && kb == K_NORMAL)) return 0;
+    return T_LEN(a) >= T_LEN(b) && T_J(a) <= T_J(b) && T_REAL(a) >= T_REAL(b) && T_FLAG(a) <= T_FLAG(b) &&
+           T_MRE(a) <= T_MRE(b);
+}
+/* a run that may be closed at once: having it open costs nothing */
+static int tok_optional(uint16_t t) {
+    return (T_KIND(t) == K_NORMAL || T_KIND(t) == K_HEAD) && T_LEN(t) >= 3 && T_REAL(t) && !T_MRE(t);
+}
+static int match_tokens(const SuitState *A, const SuitState *B, int bi, unsigned used) {
+    if (bi == B->ntok) {
+        for (int i = 0; i < A->ntok; i++)
+            if (!((used >> i) & 1) && !tok_optional(A->tok[i])) return 0;
+        return 1;
+    }
+    for (int i = 0; i < A->ntok; i++) {
+        if ((used >> i) & 1) continue;
+        if (i > 0 && A->tok[i] == A->tok[i - 1] && !((used >> (i - 1)) & 1)) continue; /* symmetric */
+        if (tok_dom(A->tok[i], B->tok[bi]) && match_tokens(A, B, bi + 1, used | (1u << i))) return 1;
+    }
+    return 0;
+}
+
+#define DOM_EMPTY (~0ULL)
+static uint64_t *dom_keys = NULL;
+static int8_t *dom_vals = NULL;
+static size_t dom_cap = 0, dom_n = 0;
+
+/* does suit state a dominate suit state b (every future of b is open to a, same cards)? */
+static int suit_dom(int32_t a, int32_t b) {
+    if (a == b) return 1;
+    const SuitState *A = &ss_arr[a], *B = &ss_arr[b];
+    if (A->acelow != B->acelow || A->ntok < B->ntok) return 0;
+    uint64_t key = ((uint64_t)a << 32) | (uint32_t)b;
+    if (dom_cap == 0 || (dom_n + 1) * 2 > dom_cap) {
+        size_t nc = dom_cap ? dom_cap * 2 : 4096;
+        uint64_t *nk = malloc(nc * sizeof(uint64_t));
+        int8_t *nv = malloc(nc);
+        if (!nk || !nv) { free(nk); free(nv); return 0; }
+        for (size_t i = 0; i < nc; i++) nk[i] = DOM_EMPTY;
+        for (size_t i = 0; i < dom_cap; i++) {
+            if (dom_keys[i] == DOM_EMPTY) continue;
+            size_t h = mix64(dom_keys[i]) & (nc - 1);
+            while (nk[h] != DOM_EMPTY) h = (h + 1) & (nc - 1);
+            nk[h] = dom_keys[i];
+            nv[h] = dom_vals[i];
+        }
+        free(dom_keys); free(dom_vals);
+        dom_keys = nk; dom_vals = nv; dom_cap = nc;
+    }
+    size_t h = mix64(key) & (dom_cap - 1);
+    while (dom_keys[h] != DOM_EMPTY) {
+        if (dom_keys[h] == key) return dom_vals[h];
+        h = (h + 1) & (dom_cap - 1);
+    }
+    int r = match_tokens(A, B, 0, 0);
+    dom_keys[h] = key;
+    dom_vals[h] = (int8_t)r;
+    dom_n++;
+    return r;
+}
+
+static int32_t *pr_head = NULL, *pr_next = NULL;
+static size_t pr_cap = 0, pr_ncap = 0;
+
+/* Among entries [a, b) that agree on everything but one suit's state, drop those whose value
+ * and state are both matched by another entry. Returns the number dropped. */
+static long prune_dominated(size_t a, size_t b) {
+    size_t n = b - a;
+    long dropped = 0;
+    if (n < 2) return 0;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > pr_cap) { free(pr_head); pr_head = malloc(cap * sizeof(int32_t)); pr_cap = pr_head ? cap : 0; }
+    if (n > pr_ncap) { free(pr_next); pr_next = malloc(n * sizeof(int32_t)); pr_ncap = pr_next ? n : 0; }
+    if (!pr_head || !pr_next) return 0;
+    for (int s = 0; s < 4; s++) {
+        uint64_t m0 = ~0ULL, m1 = ~0ULL; /* everything but suit s's state id */
+        set_sid(&m0, &m1, s, 0);
+        for (size_t i = 0; i < cap; i++) pr_head[i] = -1;
+        for (size_t i = a; i < b; i++) {
+            if (en[i].dead) continue;
+            uint64_t mk = en[i].k0 & m0, mk1 = en[i].k1 & m1;
+            size_t h = mix64(mk ^ mix64(mk1)) & (cap - 1);
+            while (pr_head[h] >= 0) {
+                Entry *f = &en[a + (size_t)pr_head[h]];
+                if ((f->k0 & m0) == mk && (f->k1 & m1) == mk1) break;
+                h = (h + 1) & (cap - 1);
+            }
+            pr_next[i - a] = pr_head[h];
+            pr_head[h] = (int32_t)(i - a);
+        }
+        for (size_t hh = 0; hh < cap; hh++) {
+            int32_t first = pr_head[hh];
+            if (first < 0 || pr_next[first] < 0) continue;
+            for (int32_t x = first; x >= 0; x = pr_next[x]) {
+                Entry *ex = &en[a + (size_t)x];
+                if (ex->dead) continue;
+                int32_t sx = SID(ex->k0, ex->k1, s);
+                for (int32_t y = first; y >= 0; y = pr_next[y]) {
+                    Entry *ey = &en[a + (size_t)y];
+                    if (y == x || ey->dead || ex->val < ey->val) continue;
+                    if (suit_dom(sx, SID(ey->k0, ey->k1, s))) { ey->dead = 1; dropped++; }
+                }
+            }
+        }
+    }
+    return dropped;
+}
+
+/* Forward pass. Returns 0 done, 1 over budget, <0 error. layer_start[L] = first entry of layer L
+ * (the states before stage L); layer nst holds the final states. A stage that changes nothing
+ * (no cards, no open runs in its suit, no jokers; or no group cards) is skipped: its layer is the
+ * previous one and skipped[st] is set, ident[st] its transition. With edges, every
+ * (from, to, transition, value) is recorded (ed_layer[st] = first edge of stage st) and dominance
+ * pruning is off. */
+static size_t layer_start[MAXST + 2];
+static size_t ed_layer[MAXST + 2];
+static int8_t skipped[MAXST];
+static int32_t ident[MAXST];
+static int32_t ident_cache[5][256]; /* identity transition of the empty suit state per (mjpm, flags) */
+static int ident_ready = 0;
+static void ident_reset(void) {
+    for (int m = 0; m < 5; m++)
+        for (int f = 0; f < 256; f++) ident_cache[m][f] = -1;
+    ident_ready = 1;
+}
+
+static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1);
+static void us_reset(void);
+static int us_err = 0;
+static long g_alive = -1; /* layers larger than this drop entries the per-suit relaxation proves dead */
+
+static int run_forward(Query *q, long budget, int edges) {
+    en_n = 0;
+    ed_n = 0;
+    if (stage_begin(16) < 0) return -1;
+    layer_start[0] = 0;
+    uint64_t e0 = (uint64_t)q->e0;
+    if (stage_put(0, k0_init((int32_t)e0), k1_init((int32_t)e0), 0, -1, -1) < 0) return -1;
+    int mask = 0, anyS = 0; /* suits with open runs somewhere in the layer; group cards pending */
+    for (int st = 0; st < q->nst; st++) {
+        size_t a = layer_start[st], b = en_n;
+        int s = q->S[st].s, p = q->S[st].p;
+        ed_layer[st] = ed_n;
+        /* identity stages */
+        int skip = 0;
+        if (s == 4) {
+            if (!anyS) { skip = 1; ident[st] = 0; }
+        } else if (!((mask >> s) & 1) && q->hiJ == 0) {
+            int l, h;
+            pos_bounds(q, p, s, 0, &l, &h);
+            if (h == 0) {
+                int fl = q->P[p].flags & 255;
+                int32_t ts = ident_cache[g_mjpm][fl], tcnt;
+                if (ts == -1) {
+                    int r = get_trans(q->e0, 0, 0, 0, fl, &ts, &tcnt);
+                    if (r < 0) return r;
+                    if (!(tcnt == 1 && tr_arr[ts].new_id == q->e0)) ts = -2;
+                    ident_cache[g_mjpm][fl] = ts;
+                }
+                if (ts >= 0) { skip = 1; ident[st] = ts; }
+            }
+        }
+        skipped[st] = (int8_t)skip;
+        if (skip) { layer_start[st + 1] = a; continue; }
+        if (stage_begin(b - a + 16) < 0) return -1;
+        layer_start[st + 1] = b;
+        int nmask = 0, nanyS = 0;
+        int check = g_alive >= 0 && (long)(b - a) > g_alive && s != 4;
+        for (size_t i = a; i < b; i++) {
+            if (en[i].dead) continue;
+            uint64_t k0 = en[i].k0, k1 = en[i].k1;
+            int32_t val = en[i].val;
+            succ_n = 0;
+            int r = successors(q, st, k0, k1);
+            if (r < 0) return r;
+            for (size_t k = 0; k < succ_n; k++) {
+                Succ *sc = &succ_buf[k];
+                if (check) {
+                    int32_t ub = node_bound(q, st + 1, sc->k0, sc->k1);
+                    if (us_err) return us_err;
+                    if (ub <= NEG) continue;
+                }
+                size_t before = en_n;
+                int32_t to = stage_put(b, sc->k0, sc->k1, val + sc->w, (int32_t)i, sc->tr);
+                if (to < 0) return -1;
+                if (en_n != before) {
+                    for (int u = 0; u < 4; u++) nmask |= (SID(sc->k0, sc->k1, u) != q->e0) << u;
+                    nanyS |= K1_S(sc->k1) > 0;
+                }
+                if (edges) {
+                    GROW(ed, ed_cap, ed_n + 1);
+                    ed[ed_n++] = (Edge){(int32_t)i, to, sc->tr, sc->w};
+                }
+            }
+        }
+        mask = nmask;
+        anyS = nanyS;
+        int boundary = s == 4 || (s == 3 && (q->P[p].flags & F_NOGROUP));
+        if (boundary && g_prune && !edges && en_n - b >= 24) last_pruned += prune_dominated(b, en_n);
+        if (budget && (long)(en_n + ed_n) > budget) return 1;
+    }
+    ed_layer[q->nst] = ed_n;
+    layer_start[q->nst + 1] = en_n;
+    last_states += (long)en_n;
+    return 0;
+}
+
+/* the path (one transition per stage) of forward entry `cur` at layer `layer` */
+static int32_t path_back(int layer, int32_t cur, int32_t *path) {
+    for (int st = layer - 1; st >= 0; st--) {
+        if (skipped[st]) { path[st] = ident[st]; continue; }
+        path[st] = en[cur].tr;
+        cur = en[cur].prev;
+    }
+    return cur;
+}
+
+/* ------------------------------------------------------------------ per-suit relaxation */
+/* us(s, p, sid): the most value suit s alone can add after position p (p = -1: from the start)
+ * from open runs sid, with groups allowed wherever the rank could form one and every joker
+ * available; NEG if its runs cannot be completed. An upper bound for the depth-first search. */
+static uint64_t *us_keys = NULL;
+static int32_t *us_vals = NULL;
+static uint32_t *us_stamp = NULL;
+static size_t us_cap = 0, us_n = 0;
+static uint32_t us_cur = 0;
+
+static int us_reserve(void) {
+    if (us_cap && (us_n + 1) * 2 <= us_cap) return 0;
+    size_t nc = us_cap ? us_cap * 2 : 4096;
+    uint64_t *nk = malloc(nc * sizeof(uint64_t));
+    int32_t *nv = malloc(nc * sizeof(int32_t));
+    uint32_t *ns = calloc(nc, sizeof(uint32_t));
+    if (!nk || !nv || !ns) { free(nk); free(nv); free(ns); return -1; }
+    for (size_t i = 0; i < us_cap; i++) {
+        if (us_stamp[i] != us_cur) continue;
+        size_t h = mix64(us_keys[i]) & (nc - 1);
+        while (ns[h] == us_cur) h = (h + 1) & (nc - 1);
+        ns[h] = us_cur; nk[h] = us_keys[i]; nv[h] = us_vals[i];
+    }
+    free(us_keys); free(us_vals); free(us_stamp);
+    us_keys = nk; us_vals = nv; us_stamp = ns; us_cap = nc;
+    return 0;
+}
+
+/* us_err: declared above run_forward */
+static int g_usj = 1; /* the relaxation counts the jokers still available (else: all of them) */
+static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
+    if (p == q->np - 1) return ss_arr[sid].final_ok ? 0 : NEG;
+    if (!g_usj) jav = q->hiJ;
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
+    if (us_reserve() < 0) { us_err = -1; return NEG; }
+    size_t h = mix64(key) & (us_cap - 1);
+    while (us_stamp[h] == us_cur) {
+        if (us_keys[h] == key) return us_vals[h];
+        h = (h + 1) & (us_cap - 1);
+    }
+    int pp = p + 1, al = ss_arr[sid].acelow, l, hh;
+    pos_bounds(q, pp, s, al, &l, &hh);
+    int32_t best = NEG;
+    if (hh >= 0) {
+        int32_t ts, tcnt;
+        int r = get_trans(sid, l, hh, jav, q->P[pp].flags, &ts, &tcnt);
+        if (r < 0) { us_err = r; return NEG; }
+        for (int32_t k = 0; k < tcnt; k++) {
+            Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
+            int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
+            if (v <= NEG) continue;
+            v += trans_value(q, pp, s, al, &t) - q->wJ * t.jr;
+            if (v > best) best = v;
+        }
+    }
+    /* the table may have grown during the recursion: insert afresh */
+    if (us_reserve() < 0) { us_err = -1; return NEG; }
+    h = mix64(key) & (us_cap - 1);
+    while (us_stamp[h] == us_cur) h = (h + 1) & (us_cap - 1);
+    us_stamp[h] = us_cur; us_keys[h] = key; us_vals[h] = best; us_n++;
+    return best;
+}
+
+static void us_reset(void) {
+    us_cur++;
+    us_n = 0;
+    if (us_cur == 0) { if (us_stamp) memset(us_stamp, 0, us_cap * sizeof(uint32_t)); us_cur = 1; }
+}
+
+/* gmask(s, p, sid, jav): bitmask of the numbers of cards suit s (open runs sid, before position
+ * p) can send to groups at p while its runs can still be completed. Cached beside us_get. */
+static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
+    if (!g_usj) jav = q->hiJ;
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)p << 23) | ((uint64_t)jav << 27) | (1ULL << 31);
+    if (us_reserve() < 0) { us_err = -1; return 0; }
+    size_t h = mix64(key) & (us_cap - 1);
+    while (us_stamp[h] == us_cur) {
+        if (us_keys[h] == key) return us_vals[h];
+        h = (h + 1) & (us_cap - 1);
+    }
+    int al = ss_arr[sid].acelow, l, hh, mask = 0;
+    pos_bounds(q, p, s, al, &l, &hh);
+    if (hh >= 0) {
+        int32_t ts, tcnt;
+        int r = get_trans(sid, l, hh, jav, q->P[p].flags, &ts, &tcnt);
+        if (r < 0) { us_err = r; return 0; }
+        for (int32_t k = 0; k < tcnt; k++) {
+            Trans t = tr_arr[ts + k];
+            if (mask & (1 << t.g)) continue;
+            if (!look_ok(q, p, s, &ss_arr[t.new_id], jav - t.jr)) continue;
+            if (us_get(q, s, p, t.new_id, jav - t.jr) <= NEG) continue;
+            mask |= 1 << t.g;
+        }
+    }
+    if (us_reserve() < 0) { us_err = -1; return 0; }
+    h = mix64(key) & (us_cap - 1);
+    while (us_stamp[h] == us_cur) h = (h + 1) & (us_cap - 1);
+    us_stamp[h] = us_cur; us_keys[h] = key; us_vals[h] = mask; us_n++;
+    return mask;
+}
+
+/* can partial group cards (S, M) plus g_s from the masks of suits s0.. form groups with at most
+ * jav jokers? */
+static int group_reach(int S, int M, const int *mask, int s0, int jav) {
+    if (s0 == 4) {
+        for (int jg = 0; jg <= jav; jg++)
+            if (group_feasible(S, M, jg)) return 1;
+        return 0;
+    }
+    for (int g = 0; g < 4; g++) {
+        if (!(mask[s0] & (1 << g))) continue;
+        if (S + g > 15) break;
+        if (group_reach(S + g, M > g ? M : g, mask, s0 + 1, jav)) return 1;
+    }
+    return 0;
+}
+
+/* upper bound on what state (k0, k1) before stage st can still add (NEG: no completion) */
+static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
+    int jav = q->hiJ - K1_J(k1);
+    int32_t u = q->wJ * jav;
+    for (int s = 0; s < 4; s++) {
+        int32_t v = us_get(q, s, q->bnd[st][s], SID(k0, k1, s), jav);
+        if (v <= NEG) return NEG;
+        u += v;
+    }
+    /* the groups of the current rank: the suits still to come must be able to complete them */
+    if (st < q->nst) {
+        int p = q->S[st].p, s0 = q->S[st].s;
+        if (!(q->P[p].flags & F_NOGROUP)) {
+            int mask[4] = {1, 1, 1, 1};
+            for (int s = s0; s < 4; s++) {
+                mask[s] = gmask_get(q, s, p, SID(k0, k1, s), jav);
+                if (!mask[s]) return NEG;
+            }
+            if (!group_reach(K1_S(k1), K1_M(k1), mask, s0, jav)) return NEG;
+        }
+    }
+    return u;
+}
+
+/* ------------------------------------------------------------------ depth-first branch and bound */
+typedef struct { uint64_t k0, k1; int32_t ub, best; int16_t st; int8_t exact, pad; } MEntry;
+static MEntry *me = NULL;
+static size_t me_n = 0, me_cap = 0;
+static int32_t *mt = NULL;
+static size_t mt_cap = 0;
+static int dfs_err = 0;
+static long dbg_nochild[MAXST + 1], dbg_allneg[MAXST + 1];
+
+static int memo_reserve(void) {
+    if (mt_cap && (me_n + 1) * 2 <= mt_cap) return 0;
+    size_t nc = mt_cap ? mt_cap * 2 : 1 << 14;
+    int32_t *t = malloc(nc * sizeof(int32_t));
+    if (!t) return -1;
+    for (size_t i = 0; i < nc; i++) t[i] = -1;
+    for (size_t i = 0; i < me_n; i++) {
+        size_t h = mix64(me[i].k0 ^ mix64(me[i].k1 ^ ((uint64_t)me[i].st << 24))) & (nc - 1);
+        while (t[h] >= 0) h = (h + 1) & (nc - 1);
+        t[h] = (int32_t)i;
+    }
+    free(mt);
+    mt = t;
+    mt_cap = nc;
+    return 0;
+}
+/* index of the memo entry of (st, k0, k1), or -1 */
+static int32_t memo_find(int st, uint64_t k0, uint64_t k1, size_t *slot) {
+    size_t h = mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24))) & (mt_cap - 1);
+    while (mt[h] >= 0) {
+        MEntry *m = &me[mt[h]];
+        if (m->k0 == k0 && m->k1 == k1 && m->st == st) return mt[h];
+        h = (h + 1) & (mt_cap - 1);
+    }
+    *slot = h;
+    return -1;
+}
+
+/* does stage st leave this state unchanged (no cards, no choice)? */
+static int identity_step(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *tr) {
+    int s = q->S[st].s;
+    if (s == 4) { *tr = 0; return K1_S(k1) == 0; }
+    int p = q->S[st].p;
+    int32_t sid = SID(k0, k1, s);
+    if (sid != q->e0 || q->hiJ > K1_J(k1)) return 0;
+    int l, h;
+    pos_bounds(q, p, s, 0, &l, &h);
+    if (h != 0 || (q->P[p].flags & (F_SET_ACELOW | F_CLEAR_ACELOW))) return 0;
+    int32_t ts, tcnt;
+    if (get_trans(sid, 0, 0, 0, q->P[p].flags, &ts, &tcnt) < 0 || tcnt != 1) return 0;
+    *tr = ts;
+    return 1;
+}
+
+static int cmp_bound_desc(const void *a, const void *b) {
+    const Succ *x = a, *y = b;
+    if (x->bound != y->bound) return (x->bound < y->bound) - (x->bound > y->bound);
+    if (x->h != y->h) return (x->h < y->h) - (x->h > y->h);
+    return x->tr - y->tr;
+}
+
+/* Fail-soft search: the exact best completion value of (st, k0, k1) if it is >= need, else an
+ * upper bound on it that is < need (NEG: no completion). */
+static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need) {
+    int32_t tr;
+    while (st < q->nst && identity_step(q, st, k0, k1, &tr)) st++;
+    if (st == q->nst) return accept(q, k0, k1) ? 0 : NEG;
+    if (memo_reserve() < 0) { dfs_err = -1; return NEG; }
+    size_t slot;
+    int32_t idx = memo_find(st, k0, k1, &slot);
+    if (idx < 0) {
+        if ((long)me_n >= g_memo_limit) { dfs_err = -3; return NEG; }
+        int32_t ub = node_bound(q, st, k0, k1);
+        if (us_err) { dfs_err = us_err; return NEG; }
+        if (me_n + 1 > me_cap) {
+            size_t nc = me_cap ? me_cap * 2 : 4096;
+            MEntry *nm = realloc(me, nc * sizeof(MEntry));
+            if (!nm) { dfs_err = -1; return NEG; }
+            me = nm; me_cap = nc;
+        }
+        idx = (int32_t)me_n++;
+        me[idx] = (MEntry){k0, k1, ub, -1, (int16_t)st, 0, 0};
+        mt[slot] = idx;
+        last_nodes++;
+    }
+    if (me[idx].exact || me[idx].ub < need || me[idx].ub <= NEG) return me[idx].ub;
+    if (dfs_limit && ++dfs_expansions > dfs_limit) { dfs_err = -5; return NEG; }
+    /* children, each with a bound on what it can reach, best bound first */
+    size_t base = succ_n;
+    int r = successors(q, st, k0, k1);
+    if (r < 0) { dfs_err = r; return NEG; }
+    size_t end = succ_n;
+    for (size_t k = base; k < end; k++) {
+        Succ *c = &succ_buf[k];
+        int32_t ub;
+        size_t sl;
+        if (memo_reserve() < 0) { dfs_err = -1; return NEG; }
+        int32_t ci = memo_find(st + 1, c->k0, c->k1, &sl);
+        if (ci >= 0) ub = me[ci].ub;
+        else if (st + 1 == q->nst) ub = accept(q, c->k0, c->k1) ? 0 : NEG;
+        else ub = node_bound(q, st + 1, c->k0, c->k1);
+        if (us_err) { dfs_err = us_err; return NEG; }
+        c->bound = ub <= NEG ? NEG : c->w + ub;
+    }
+    qsort(succ_buf + base, end - base, sizeof(Succ), cmp_bound_desc);
+    if (end == base) dbg_nochild[st]++;
+    else if (succ_buf[base].bound <= NEG) dbg_allneg[st]++;
+    int32_t best = NEG, bestk = -1, ubrest = NEG;
+    for (size_t kk = base; kk < end; kk++) {
+        Succ c = succ_buf[kk];
+        int32_t thr = bestk >= 0 ? (best + 1 > need ? best + 1 : need) : need;
+        if (c.bound <= NEG) break;
+        if (c.bound < thr) { if (c.bound > ubrest) ubrest = c.bound; break; }
+        int32_t rr = dfs(q, st + 1, c.k0, c.k1, thr - c.w);
+        if (dfs_err) { succ_n = base; return NEG; }
+        if (rr <= NEG) continue;
+        int32_t v = c.w + rr;
+        if (rr >= thr - c.w) { best = v; bestk = c.tr; }
+        else if (v > ubrest) ubrest = v;
+    }
+    succ_n = base;
+    MEntry *m = &me[idx];
+    if (bestk >= 0) {
+        m->exact = 1;
+        m->ub = best;
+        m->best = bestk;
+    } else {
+        m->ub = ubrest;
+    }
+    return m->ub;
 }
 
 /* ------------------------------------------------------------------ reconstruction */
 typedef struct {
     uint16_t code;
-    int8_t n, touched, alive, kind;
+    int8_t n, touched, alive;
     int16_t head; /* tails: index of the head's pending cards */
     int8_t cards[28];
 } Run;
@@ -658,6 +1344,7 @@ typedef struct {
 } Builder;
 
 static void add_meld(Builder *B, const int8_t *a, int na, const int8_t *b, int nb) {
+    if (!B->melds) return;
     PyObject *m = PyList_New(na + nb);
     if (!m) { B->err = 1; return; }
     for (int i = 0; i < na; i++) PyList_SET_ITEM(m, i, PyLong_FromLong(a[i]));
@@ -676,7 +1363,11 @@ static Run *find_run(Builder *B, int s, uint16_t code) {
 
 static Run *new_run(Builder *B, int s) {
     for (int i = 0; i < B->nruns[s]; i++)
-        if (!B->runs[s][i].alive) { memset(&B->runs[s][i], 0, sizeof(Run)); B->runs[s][i].alive = 1; return &B->runs[s][i]; }
+        if (!B->runs[s][i].alive) {
+            memset(&B->runs[s][i], 0, sizeof(Run));
+            B->runs[s][i].alive = 1;
+            return &B->runs[s][i];
+        }
     if (B->nruns[s] >= MAXTOK * 2) { B->err = 1; return &B->runs[s][0]; }
     Run *r = &B->runs[s][B->nruns[s]++];
     memset(r, 0, sizeof(Run));
@@ -684,19 +1375,19 @@ static Run *new_run(Builder *B, int s) {
     return r;
 }
 
-static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag, int *group_cards) {
+static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag, int norm, int *group_cards) {
     int real_in_runs = 0;
     for (int i = 0; i < B->nruns[s]; i++) B->runs[s][i].touched = 0;
-    for (int k = 0; k < t->nops; k++) {
+    for (int k = 0; k < t->nops && !B->err; k++) {
         const Op *o = &op_arr[t->op_start + k];
-        for (int c = 0; c < o->cnt; c++) {
+        for (int c = 0; c < o->cnt && !B->err; c++) {
             Run *r;
             switch (o->op) {
                 case OP_EXT_REAL:
                 case OP_EXT_JOKER: {
                     int joker = o->op == OP_EXT_JOKER;
                     r = find_run(B, s, o->tok);
-                    if (!r) { B->err = 1; return; }
+                    if (!r || r->n >= 28) { B->err = 1; return; }
                     r->cards[r->n++] = (int8_t)(joker ? JOKER : card);
                     r->code = tok_ext(r->code, joker);
                     r->touched = 1;
@@ -710,7 +1401,7 @@ static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag,
                     if (o->op == OP_DEMAND) {
                         Run *p = &B->pend[s][B->npend[s]++];
                         *p = *r;
-                        p->code = TK(K_DEMAND, 0, T_J(r->code), T_REAL(r->code), T_LEN(r->code) == 1);
+                        p->code = TK(K_DEMAND, 0, T_J(r->code), T_REAL(r->code), T_LEN(r->code) == 1, 0);
                         p->touched = 0;
                     } else {
                         add_meld(B, r->cards, r->n, NULL, 0);
@@ -724,9 +1415,9 @@ static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag,
                     int joker = o->op == OP_START_JOKER || o->op == OP_HEAD_JOKER;
                     int head = o->op == OP_HEAD_REAL || o->op == OP_HEAD_JOKER;
                     r = new_run(B, s);
+                    if (B->err) return;
                     r->cards[r->n++] = (int8_t)(joker ? JOKER : card);
-                    r->code = TK(head ? K_HEAD : K_NORMAL, 1, joker, !joker, head ? 0 : newflag);
-                    r->kind = 0;
+                    r->code = TK(head ? K_HEAD : K_NORMAL, 1, joker, !joker, head ? 0 : newflag, joker ? norm : 0);
                     r->head = -1;
                     r->touched = 1;
                     real_in_runs += !joker;
@@ -742,8 +1433,9 @@ static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag,
                     B->pend[s][pi].touched = 1; /* consumed */
                     uint16_t d = o->tok;
                     r = new_run(B, s);
+                    if (B->err) return;
                     r->cards[r->n++] = (int8_t)(joker ? JOKER : card);
-                    r->code = TK(K_TAIL, 1, T_J(d) + joker, T_REAL(d) | !joker, T_FLAG(d));
+                    r->code = TK(K_TAIL, 1, T_J(d) + joker, T_REAL(d) | !joker, T_FLAG(d), 0);
                     r->head = (int16_t)pi;
                     r->touched = 1;
                     real_in_runs += !joker;
@@ -758,12 +1450,13 @@ static void apply_suit(Builder *B, int s, int card, const Trans *t, int newflag,
 static void build_groups(Builder *B, int rank, const int *gs, int jg) {
     int S = 0, M = 0;
     for (int s = 0; s < 4; s++) { S += gs[s]; if (gs[s] > M) M = gs[s]; }
-    if (S == 0) return;
+    if (S == 0) { if (jg) B->err = 1; return; }
     int G = group_feasible(S, M, jg);
-    if (!G) { B->err = 1; return; }
+    if (G <= 0) { B->err = 1; return; }
     int8_t grp[16][6];
     int nreal[16], nj[16];
-    memset(nreal, 0, sizeof nreal); memset(nj, 0, sizeof nj);
+    memset(nreal, 0, sizeof nreal);
+    memset(nj, 0, sizeof nj);
     /* deal suits in order of decreasing count, round-robin: no group gets a suit twice */
     int order[4] = {0, 1, 2, 3};
     for (int i = 0; i < 4; i++)
@@ -784,6 +1477,7 @@ static void build_groups(Builder *B, int rank, const int *gs, int jg) {
         while (nreal[gi] + nj[gi] < 4 && nj[gi] < g_mjpm && left) { nj[gi]++; left--; }
     if (left) { B->err = 1; return; }
     for (int gi = 0; gi < G; gi++) {
+        if (nreal[gi] + nj[gi] < 3 || nj[gi] > g_mjpm) { B->err = 1; return; }
         for (int k = 0; k < nj[gi]; k++) grp[gi][nreal[gi] + k] = JOKER;
         add_meld(B, grp[gi], nreal[gi] + nj[gi], NULL, 0);
     }
@@ -804,305 +1498,578 @@ static void finish_runs(Builder *B) {
     }
 }
 
-/* ------------------------------------------------------------------ entry point */
-/* keep the `beam` best entries of [a, b) (by value), marking the others dead */
-static int32_t *beam_buf = NULL;
-static size_t beam_cap = 0;
-static int cmp_desc_i32(const void *x, const void *y) {
-    int32_t u = *(const int32_t *)x, v = *(const int32_t *)y;
-    return (u < v) - (u > v);
-}
-static void beam_cut(size_t a, size_t b, int beam) {
-    size_t n = 0;
-    if (b - a <= (size_t)beam) return;
-    if (b - a > beam_cap) {
-        free(beam_buf);
-        beam_buf = malloc((b - a) * sizeof(int32_t));
-        beam_cap = beam_buf ? b - a : 0;
-        if (!beam_buf) return;
-    }
-    for (size_t i = a; i < b; i++) if (!en[i].dead) beam_buf[n++] = en[i].val;
-    if (n <= (size_t)beam) return;
-    qsort(beam_buf, n, sizeof(int32_t), cmp_desc_i32);
-    int32_t thr = beam_buf[beam - 1];
-    int keep_eq = 0;
-    for (int k = 0; k < beam; k++) keep_eq += beam_buf[k] == thr;
-    for (size_t i = a; i < b; i++) {
-        if (en[i].dead) continue;
-        if (en[i].val > thr) continue;
-        if (en[i].val == thr && keep_eq > 0) { keep_eq--; continue; }
-        en[i].dead = 1;
-    }
-}
+/* Replay a path (one transition per stage: a transition index, or the jokers put in groups) into
+ * the cards x and, when melds_out is given, the arrangement. Returns 0 or -1 (error set). */
+static Builder g_builder;
 
-typedef struct {
-    const uint8_t *lo, *hi;
-    const int32_t *w;
-    int need_group, min_open, loJ, hiJ, np;
-    Pos P[14];
-    long base;          /* sum of w * lo over real cards */
-    long rem[14 * 5 + 2]; /* upper bound on the value still to come after each stage */
-    size_t stage_start[14 * 5 + 2];
-    int ns;
-} Query;
-
-/* Forward DP. budget > 0: give up (return 1) past that many entries. beam > 0: keep only the
- * best `beam` entries per stage (a heuristic, used only to find a bound). has_bound: drop entries
- * that cannot beat `bound`. Sets *best (-1 if no accepting state) and *bestval. */
-static int run_dp(Query *q, long budget, int beam, int has_bound, long bound, int32_t *best, long *bestval) {
-    const uint8_t *lo = q->lo, *hi = q->hi;
-    const int32_t *w = q->w;
-    int hiJ = q->hiJ;
-    SuitState empty;
-    memset(&empty, 0, sizeof empty);
-    int32_t e0 = ss_intern(&empty);
-    if (e0 < 0) return -1;
-    en_n = 0;
-    int ns = 0;
-    if (stage_begin(64) < 0) return -1;
-    q->stage_start[ns++] = 0;
-    uint64_t k0init = (uint64_t)e0 | ((uint64_t)e0 << 16) | ((uint64_t)e0 << 32) | ((uint64_t)e0 << 48);
-    if (stage_put(0, k0init, K1(0, 0, 0, 0, 0), 0, -1, -1) < 0) return -1;
-    int capop = q->min_open;
-    long jbonus = (long)w[JOKER] * (hiJ - q->loJ);
-    for (int p = 0; p < q->np; p++) {
-        int rank = q->P[p].rank, flags = q->P[p].flags;
-        int rv = rank_open_points(rank);
-        for (int s = 0; s < 4; s++) {
-            int card = s * 13 + rank;
-            size_t a = q->stage_start[ns - 1], b = en_n;
-            if (stage_begin(b - a + 16) < 0) return -1;
-            long limit = q->rem[ns]; /* the most value still to come after this stage */
-            q->stage_start[ns++] = b;
-            for (size_t i = a; i < b; i++) {
-                Entry e = en[i];
-                if (e.dead) continue;
-                int32_t sid = (int32_t)((e.k0 >> (16 * s)) & 0xffff);
-                int l = (flags & F_SET_ACELOW) ? 0 : lo[card], h = hi[card], al_used = 0;
-                if (flags & F_CLEAR_ACELOW) {
-                    int al = ss_arr[sid].acelow;
-                    al_used = al;
-                    l = l - al > 0 ? l - al : 0;
-                    h = h - al;
-                    if (h < 0) continue;
-                }
-                int J = K1_J(e.k1);
-                int jav = hiJ - J;
-                if (jav > 4) jav = 4;
-                int32_t ts, tcnt;
-                if (get_trans(sid, l, h, jav, flags, &ts, &tcnt) < 0) return -1;
-                int S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
-                for (int32_t k = 0; k < tcnt; k++) {
-                    const Trans *t = &tr_arr[ts + k];
-                    int nS = S + t->g, nM = M > t->g ? M : t->g;
-                    if (nS > 15) continue;
-                    /* split aces are valued at the second ace position, so bounds stay tight */
-                    int32_t nval = e.val + ((flags & F_SET_ACELOW) ? 0 : w[card] * (t->x + al_used));
-                    if (has_bound && (long)nval + limit - q->base + jbonus <= bound) continue;
-                    int nop = op + (t->x + t->jr) * rv;
-                    if (nop > capop) nop = capop;
-                    uint64_t k0 = (e.k0 & ~(0xffffULL << (16 * s))) | ((uint64_t)t->new_id << (16 * s));
-                    uint64_t k1 = K1(J + t->jr, gf, nop, nS, nM);
-                    if (stage_put(b, k0, k1, nval, (int32_t)i, ts + k) < 0) return -1;
-                }
-            }
-            if (beam) beam_cut(b, en_n, beam);
-            if (budget && (long)en_n > budget) return 1;
-        }
-        /* groups of this rank */
-        size_t a = q->stage_start[ns - 1], b = en_n;
-        if (stage_begin(b - a + 16) < 0) return -1;
-        q->stage_start[ns++] = b;
-        for (size_t i = a; i < b; i++) {
-            Entry e = en[i];
-            if (e.dead) continue;
-            int J = K1_J(e.k1), S = K1_S(e.k1), M = K1_M(e.k1), op = K1_OP(e.k1), gf = K1_GF(e.k1);
-            int jmax = S ? hiJ - J : 0;
-            for (int jg = 0; jg <= jmax; jg++) {
-                if (!group_feasible(S, M, jg)) continue;
-                int nop = op + jg * rv;
-                if (nop > capop) nop = capop;
-                uint64_t k1 = K1(J + jg, gf | (S > 0), nop, 0, 0);
-                if (stage_put(b, e.k0, k1, e.val, (int32_t)i, jg) < 0) return -1;
-            }
-        }
-        if (g_prune) last_pruned += prune_dominated(b, en_n);
-        if (beam) beam_cut(b, en_n, beam);
+static int replay(const Query *q, const int32_t *path, int J, uint8_t *x, PyObject **melds_out) {
+    Builder *B = &g_builder;
+    memset(B->nruns, 0, sizeof B->nruns);
+    memset(B->npend, 0, sizeof B->npend);
+    B->err = 0;
+    B->melds = NULL;
+    if (melds_out) {
+        B->melds = PyList_New(0);
+        if (!B->melds) return -1;
     }
-    q->stage_start[ns] = en_n;
-    q->ns = ns;
-    last_states += (long)en_n;
-    *best = -1;
-    *bestval = 0;
-    for (size_t i = q->stage_start[ns - 1]; i < en_n; i++) {
-        Entry *e = &en[i];
-        if (e->dead) continue;
-        int J = K1_J(e->k1);
-        if (J < q->loJ || J > hiJ) continue;
-        if (q->need_group && !K1_GF(e->k1)) continue;
-        if (K1_OP(e->k1) < q->min_open) continue;
-        int ok = 1;
-        for (int s = 0; s < 4 && ok; s++) ok = ss_arr[(e->k0 >> (16 * s)) & 0xffff].final_ok;
-        if (!ok) continue;
-        long v = (long)e->val - q->base + (long)w[JOKER] * (J - q->loJ);
-        if (has_bound && v <= bound) continue;
-        if (*best < 0 || v > *bestval) { *best = (int32_t)i; *bestval = v; }
+    memset(x, 0, NT);
+    int gs[4] = {0, 0, 0, 0};
+    for (int st = 0; st < q->nst && !B->err; st++) {
+        int p = q->S[st].p, s = q->S[st].s, rank = q->P[p].rank;
+        if (s == 4) {
+            build_groups(B, rank, gs, path[st]);
+            memset(gs, 0, sizeof gs);
+            continue;
+        }
+        if (s == 0) memset(gs, 0, sizeof gs);
+        const Trans *t = &tr_arr[path[st]];
+        apply_suit(B, s, s * 13 + rank, t, (q->P[p].flags & F_NEWFLAGL) ? 1 : 0, q->norm, &gs[s]);
+        x[s * 13 + rank] += (uint8_t)t->x;
+        if (gs[s] && (q->P[p].flags & F_NOGROUP)) B->err = 1;
     }
+    if (!B->err) finish_runs(B);
+    x[JOKER] = (uint8_t)J;
+    if (B->err) {
+        Py_XDECREF(B->melds);
+        B->melds = NULL;
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_dp: arrangement reconstruction failed");
+        return -1;
+    }
+    if (melds_out) *melds_out = B->melds;
+    B->melds = NULL;
     return 0;
 }
 
-/* (value, x bytes, melds) of the accepting entry `best` of the last run */
-static PyObject *reconstruct(Query *q, int32_t best, long bestval) {
-    int32_t chain[14 * 5 + 2];
-    int ns = q->ns;
-    int32_t cur = best;
-    for (int st = ns - 1; st >= 1; st--) { chain[st] = cur; cur = en[cur].prev; }
-    chain[0] = cur;
-    Builder *B = calloc(1, sizeof(Builder));
-    if (!B) return PyErr_NoMemory();
-    B->melds = PyList_New(0);
-    uint8_t x[NT];
-    memset(x, 0, sizeof x);
-    int st = 1;
-    for (int p = 0; p < q->np && !B->err && B->melds; p++) {
-        int rank = q->P[p].rank;
-        int gs[4];
-        for (int s = 0; s < 4; s++, st++) {
-            const Trans *t = &tr_arr[en[chain[st]].tr];
-            apply_suit(B, s, s * 13 + rank, t, (q->P[p].flags & F_NEWFLAGL) ? 1 : 0, &gs[s]);
-            x[s * 13 + rank] += (uint8_t)t->x;
+/* ------------------------------------------------------------------ drivers */
+static void reset_caches(void) {
+    ident_reset();
+    ss_n = 0;
+    if (ss_tab) for (size_t i = 0; i < ss_tabcap; i++) ss_tab[i] = -1;
+    tr_n = 0;
+    op_n = 0;
+    if (tc_tab) for (size_t i = 0; i < tc_cap; i++) tc_tab[i].start = -1;
+    tc_n = 0;
+    tc_last_key = ~0ULL;
+    if (dom_keys) for (size_t i = 0; i < dom_cap; i++) dom_keys[i] = DOM_EMPTY;
+    dom_n = 0;
+}
+
+static void memo_reset(void) {
+    me_n = 0;
+    if (mt) {
+        if (mt_cap > (1 << 20)) { free(mt); mt = NULL; mt_cap = 0; free(me); me = NULL; me_cap = 0; }
+        else for (size_t i = 0; i < mt_cap; i++) mt[i] = -1;
+    }
+}
+
+static const char *err_text(int code) {
+    if (code == -2) return "_dp: too many distinct run states";
+    if (code == -3) return "_dp: position too large for the exact search (memo limit)";
+    return NULL;
+}
+static void set_err(int code) {
+    const char *t = err_text(code);
+    if (t) PyErr_SetString(PyExc_MemoryError, t);
+    else PyErr_NoMemory();
+}
+
+static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, int *J) {
+    int r = run_forward(q, budget, 0);
+    if (r != 0) return r < 0 ? r : 2;
+    last_method = 1;
+    int32_t best = -1;
+    for (size_t i = layer_start[q->nst]; i < en_n; i++) {
+        Entry *e = &en[i];
+        if (e->dead || !accept(q, e->k0, e->k1)) continue;
+        if (best < 0 || e->val > en[best].val) best = (int32_t)i;
+    }
+    if (best < 0) return 0;
+    *value = en[best].val;
+    *J = K1_J(en[best].k1);
+    path_back(q->nst, best, path);
+    return 1;
+}
+
+/* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. */
+static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
+    SuitState empty;
+    memset(&empty, 0, sizeof empty);
+    q->e0 = ss_intern(&empty);
+    if (q->e0 < 0) return q->e0;
+    uint64_t k0 = k0_init(q->e0), k1r = k1_init(q->e0);
+    us_reset();
+    us_err = 0;
+    if (g_force == 1) return forward_best(q, 0, value, path, J);
+    /* alternate forward passes and depth-first probes with budgets growing tenfold (the memo of
+     * the depth-first search is kept between probes), until one finishes */
+    memo_reset();
+    dfs_expansions = 0;
+    long bb = g_budget, dl = g_probe;
+    int bfs_done = g_force == 2;
+    int32_t v = NEG;
+    for (;;) {
+        if (!bfs_done) {
+            long b = bb >= g_budget2 ? g_budget2 : bb;
+            int r = forward_best(q, b, value, path, J);
+            if (r != 2) return r;
+            if (b >= g_budget2) bfs_done = 1;
         }
-        int jg = en[chain[st]].tr;
+        last_method = 2;
+        dfs_err = 0;
+        dfs_limit = bfs_done ? 0 : dl;
+        succ_n = 0;
+        /* ask for the bound itself, then for each smaller bound proven (the memo is kept) */
+        size_t slot;
+        if (memo_reserve() < 0) return -1;
+        int32_t ri = memo_find(0, k0, k1r, &slot);
+        int32_t need = ri >= 0 ? me[ri].ub : node_bound(q, 0, k0, k1r);
+        if (us_err) return us_err;
+        if (need <= NEG) return 0;
+        for (;;) {
+            v = dfs(q, 0, k0, k1r, need);
+            if (dfs_err) break;
+            if (v <= NEG) return 0;
+            if (v >= need) break;
+            need = v;
+        }
+        if (!dfs_err) break;
+        if (dfs_err != -5) return dfs_err;
+        bb *= 10;
+        dl *= 10;
+    }
+    dfs_limit = 0;
+    *value = v;
+    /* follow the exact entries from the root */
+    uint64_t k1 = k1r;
+    int st = 0;
+    while (st < q->nst) {
+        int32_t tr;
+        if (identity_step(q, st, k0, k1, &tr)) { path[st++] = tr; continue; }
+        size_t slot;
+        if (memo_reserve() < 0) return -1;
+        int32_t idx = memo_find(st, k0, k1, &slot);
+        if (idx < 0 || !me[idx].exact) return -1;
+        int32_t want = me[idx].best;
+        succ_n = 0;
+        int r = successors(q, st, k0, k1);
+        if (r < 0) return r;
+        size_t k;
+        for (k = 0; k < succ_n; k++) if (succ_buf[k].tr == want) break;
+        if (k == succ_n) return -1;
+        path[st] = want;
+        k0 = succ_buf[k].k0;
+        k1 = succ_buf[k].k1;
         st++;
-        build_groups(B, rank, gs, jg);
     }
-    if (B->melds && !B->err) finish_runs(B);
-    x[JOKER] = (uint8_t)K1_J(en[best].k1);
-    if (B->err || !B->melds) {
-        Py_XDECREF(B->melds);
-        free(B);
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_dp.solve: arrangement reconstruction failed");
-        return NULL;
+    succ_n = 0;
+    *J = K1_J(k1);
+    return 1;
+}
+
+/* read a (53,) integer vector from any buffer; -1 on a bad shape (error set) */
+static int read_vec(PyObject *obj, long long *out, const char *name) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0) return -1;
+    int ok = v.ndim == 1 && v.shape[0] == NT;
+    char f = v.format ? v.format[strlen(v.format) - 1] : 'B';
+    if (ok && v.itemsize == 8 && (f == 'q' || f == 'l') && v.strides[0] == 8) {
+        memcpy(out, v.buf, NT * 8); /* the common case: a contiguous int64 array */
+        PyBuffer_Release(&v);
+        return 0;
     }
-    PyObject *res = Py_BuildValue("(ly#N)", bestval, (const char *)x, (Py_ssize_t)NT, B->melds);
-    free(B);
+    if (ok) {
+        const char *b = v.buf;
+        for (int i = 0; i < NT; i++) {
+            const char *pp = b + i * v.strides[0];
+            switch (f) {
+                case 'q': case 'l': case 'Q': case 'L':
+                    if (v.itemsize == 8) { int64_t t; memcpy(&t, pp, 8); out[i] = t; }
+                    else { int32_t t; memcpy(&t, pp, 4); out[i] = t; }
+                    break;
+                case 'i': case 'I': { int32_t t; memcpy(&t, pp, 4); out[i] = t; break; }
+                case 'h': case 'H': { int16_t t; memcpy(&t, pp, 2); out[i] = t; break; }
+                case 'b': out[i] = *(const int8_t *)pp; break;
+                case 'B': case 'c': case '?': out[i] = *(const uint8_t *)pp; break;
+                default: ok = 0;
+            }
+            if (f == 'H') out[i] = (uint16_t)out[i];
+            if ((f == 'I' || (f == 'L' && v.itemsize == 4)) ) out[i] = (uint32_t)out[i];
+        }
+    }
+    PyBuffer_Release(&v);
+    if (!ok) { PyErr_Format(PyExc_ValueError, "_dp: %s must be 53 integers", name); return -1; }
+    return 0;
+}
+
+/* Fill q from validated-shape vectors. Returns 0 ok, -1 Python error, 1 lo > hi somewhere,
+ * 2 more copies than the pack, 3 negative, 4 infeasible (opening points out of reach) */
+static int setup_query(Query *q, const long long *lo, const long long *hi, const long long *w, int ace, int mjpm,
+                       int need_group, int min_open, int decks, int jokers) {
+    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || decks < 1 || decks > 3 || jokers < 0 || jokers > 7) {
+        PyErr_SetString(PyExc_ValueError, "_dp: bad rules arguments");
+        return -1;
+    }
+    int rc = 0;
+    long maxopen = 0;
+    for (int c = 0; c < NT; c++) {
+        if (lo[c] < 0 || hi[c] < 0 || w[c] < 0) return 3;
+        if (lo[c] > hi[c]) rc = rc ? rc : 1;
+        if (hi[c] > (c == JOKER ? jokers : decks)) rc = 2;
+        if (w[c] > 1000000) { PyErr_SetString(PyExc_ValueError, "_dp: weights too large"); return -1; }
+    }
+    if (rc) return rc;
+    g_ace = ace;
+    g_mjpm = mjpm; /* part of the transition cache key */
+    if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
+    q->base = 0;
+    for (int c = 0; c < NT; c++) {
+        q->lo[c] = (uint8_t)lo[c];
+        q->hi[c] = (uint8_t)hi[c];
+        q->w[c] = (int32_t)w[c];
+        if (c < JOKER) q->base += (long)w[c] * lo[c];
+        maxopen += hi[c] * (c == JOKER ? 10 : rank_open_points(c % 13));
+    }
+    q->loJ = q->lo[JOKER];
+    q->hiJ = q->hi[JOKER];
+    q->wJ = q->w[JOKER];
+    q->base += (long)q->wJ * q->loJ;
+    q->need_group = need_group;
+    q->min_open = min_open < 0 ? 0 : min_open;
+    if (q->min_open > maxopen || q->min_open > OPMAX) return 4;
+    q->norm = q->min_open == 0 && g_norm;
+    query_setup(q, ace);
+    return 0;
+}
+
+/* (lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers[, extra]) */
+static int parse_query(PyObject *args, Query *q, int *extra, int nextra) {
+    PyObject *olo, *ohi, *ow;
+    int ace, mjpm, need_group, min_open, decks, jokers, ex[2] = {0, 0};
+    if (!PyArg_ParseTuple(args, nextra ? "OOOiiiiiii" : "OOOiiiiii", &olo, &ohi, &ow, &ace, &mjpm, &need_group,
+                          &min_open, &decks, &jokers, &ex[0]))
+        return -1;
+    for (int i = 0; i < nextra; i++) extra[i] = ex[i];
+    long long lo[NT], hi[NT], w[NT];
+    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0 || read_vec(ow, w, "weights") < 0) return -1;
+    return setup_query(q, lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers);
+}
+
+/* (value, counts, melds): counts = x - lo as 53 native int64 in a bytearray (writable for numpy) */
+static PyObject *result_tuple(const Query *q, long value, const int32_t *path, int J, int want_melds,
+                              const uint8_t *lo) {
+    uint8_t x[NT];
+    PyObject *melds = NULL;
+    if (replay(q, path, J, x, want_melds ? &melds : NULL) < 0) return NULL;
+    if (!want_melds) { melds = Py_None; Py_INCREF(melds); }
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
+    if (!ba) { Py_DECREF(melds); return NULL; }
+    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
+    for (int c = 0; c < NT; c++) cnt[c] = (int64_t)x[c] - lo[c];
+    return Py_BuildValue("(lNN)", value, ba, melds);
+}
+
+static Query g_query;
+
+static PyObject *run_solve(Query *q, int rc) {
+    PyObject *res = NULL;
+    if (rc < 0) goto done;
+    if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
+    if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
+    last_states = last_pruned = last_nodes = 0;
+    int32_t value, path[MAXST];
+    int J;
+    int r = solve_query(q, &value, path, &J);
+    if (r < 0) { set_err(r); goto done; }
+    if (r == 0) { res = Py_None; Py_INCREF(res); goto done; }
+    res = result_tuple(q, (long)value - q->base, path, J, 1, q->lo);
+done:
     return res;
 }
 
-static long g_budget = 20000; /* entries before switching to bound-and-prune */
-static int g_beam = 128;
-static long last_beam_value;
-
 static PyObject *py_solve(PyObject *self, PyObject *args) {
-    Py_buffer blo, bhi, bw;
-    int ace, mjpm, need_group, min_open;
-    if (!PyArg_ParseTuple(args, "y*y*y*iiii", &blo, &bhi, &bw, &ace, &mjpm, &need_group, &min_open)) return NULL;
-    PyObject *result = NULL, *first = NULL;
-    Query *q = NULL;
-    if (blo.len != NT || bhi.len != NT || bw.len != NT * 4 || ace < 0 || ace > 4 || mjpm < 0 || mjpm > 4 ||
-        min_open < 0 || min_open > 127) {
-        PyErr_SetString(PyExc_ValueError, "_dp.solve: bad argument sizes or ranges");
-        goto done;
+    return run_solve(&g_query, parse_query(args, &g_query, NULL, 0));
+}
+
+/* best(table, hand, w, ace, mjpm, decks, jokers): lo = table, hi = table + hand */
+static PyObject *py_best(PyObject *self, PyObject *args) {
+    PyObject *ot, *oh, *ow;
+    int ace, mjpm, decks, jokers;
+    if (!PyArg_ParseTuple(args, "OOOiiii", &ot, &oh, &ow, &ace, &mjpm, &decks, &jokers)) return NULL;
+    long long lo[NT], hi[NT], w[NT];
+    if (read_vec(ot, lo, "table") < 0 || read_vec(oh, hi, "hand") < 0 || read_vec(ow, w, "weights") < 0) return NULL;
+    for (int c = 0; c < NT; c++) {
+        if (hi[c] < 0) return PyLong_FromLong(3);
+        hi[c] += lo[c];
     }
-    const uint8_t *lo = blo.buf, *hi = bhi.buf;
-    const int32_t *w = bw.buf;
-    if (ace != g_ace || mjpm != g_mjpm) {
-        g_ace = ace; g_mjpm = mjpm;
-        reset_caches();
+    return run_solve(&g_query, setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers));
+}
+
+/* ------------------------------------------------------------------ best play containing each card */
+
+static int by_card_forward(Query *q, PyObject *out, int want_melds) {
+    /* forward pass with edges, then backward values; returns 1 done, 2 infeasible, 0 over budget,
+     * <0 error */
+    SuitState empty;
+    memset(&empty, 0, sizeof empty);
+    q->e0 = ss_intern(&empty);
+    if (q->e0 < 0) return q->e0;
+    us_reset();
+    us_err = 0;
+    /* large positions go to one exact search per card outside the best play instead */
+    int r0 = run_forward(q, g_force == 1 ? 0 : 4 * g_budget, 1);
+    if (r0 < 0) return r0;
+    if (r0 == 1) return 0;
+    last_method = 1;
+    int32_t *bwd = malloc(en_n * sizeof(int32_t)), *bsucc = malloc(en_n * sizeof(int32_t));
+    if (!bwd || !bsucc) { free(bwd); free(bsucc); return -1; }
+    for (size_t i = 0; i < en_n; i++) { bwd[i] = NEG; bsucc[i] = -1; }
+    for (size_t i = layer_start[q->nst]; i < en_n; i++)
+        if (accept(q, en[i].k0, en[i].k1)) bwd[i] = 0;
+    for (size_t e = ed_n; e-- > 0;) {
+        Edge *E = &ed[e];
+        if (bwd[E->to] <= NEG) continue;
+        int32_t v = E->w + bwd[E->to];
+        if (v > bwd[E->from]) { bwd[E->from] = v; bsucc[E->from] = (int32_t)e; }
     }
-    if (ss_n > 60000 || tr_n > (size_t)50e6) reset_caches();
-    q = calloc(1, sizeof(Query));
-    if (!q) { PyErr_NoMemory(); goto done; }
-    q->lo = lo; q->hi = hi; q->w = w; q->need_group = need_group; q->min_open = min_open;
-    q->loJ = lo[JOKER]; q->hiJ = hi[JOKER] > 7 ? 7 : hi[JOKER];
-    if (q->loJ > q->hiJ) { Py_INCREF(Py_None); result = Py_None; goto done; }
-    for (int c = 0; c < 52; c++) {
-        if (lo[c] > hi[c]) { Py_INCREF(Py_None); result = Py_None; goto done; }
-        if (hi[c] > 3) { PyErr_SetString(PyExc_ValueError, "_dp.solve: at most 3 copies of a card"); goto done; }
-        if (w[c] < 0) { PyErr_SetString(PyExc_ValueError, "_dp.solve: negative weight"); goto done; }
-        q->base += (long)w[c] * lo[c];
-    }
-    q->np = positions(ace, q->P);
-    {   /* rem[st]: the most value (w * hi) of the placements after stage st */
-        int nst = q->np * 5 + 1;
-        long acc = 0;
-        q->rem[nst] = 0;
-        for (int p = q->np - 1; p >= 0; p--) {
-            int st = 1 + p * 5 + 4; /* group stage of p */
-            q->rem[st] = acc;
-            for (int s = 3; s >= 0; s--) {
-                q->rem[1 + p * 5 + s] = acc;
-                int c = s * 13 + q->P[p].rank;
-                if (!(q->P[p].flags & F_SET_ACELOW)) acc += (long)w[c] * hi[c];
+    int rc = bwd[0] > NEG ? 1 : 2; /* 2: nothing is feasible */
+    if (rc == 1) {
+        int32_t bestv[NT];
+        int32_t beste[NT]; /* edge index, or -(final entry)-2 for the joker */
+        for (int c = 0; c < NT; c++) { bestv[c] = NEG; beste[c] = -1; }
+        for (int st = 0; st < q->nst; st++) {
+            int p = q->S[st].p, s = q->S[st].s;
+            if (s == 4) continue;
+            int fl = q->P[p].flags, c = s * 13 + q->P[p].rank;
+            if (fl & F_SET_ACELOW) continue;
+            for (size_t e = ed_layer[st]; e < ed_layer[st + 1]; e++) {
+                Edge *E = &ed[e];
+                if (bwd[E->to] <= NEG) continue;
+                int used = tr_arr[E->tr].x;
+                if (fl & F_CLEAR_ACELOW) used += ss_arr[SID(en[E->from].k0, en[E->from].k1, s)].acelow;
+                if (used <= q->lo[c]) continue;
+                int32_t v = en[E->from].val + E->w + bwd[E->to];
+                if (v > bestv[c]) { bestv[c] = v; beste[c] = (int32_t)e; }
             }
         }
-    }
-    last_states = 0;
-    last_pruned = 0;
-    int32_t best;
-    long bestval;
-    int r = run_dp(q, g_budget, 0, 0, 0, &best, &bestval);
-    if (r < 0) { PyErr_NoMemory(); goto done; }
-    if (r == 1) {
-        /* large: find a good solution with a beam, then search exactly for anything better */
-        int has_bound = 0;
-        long bound = 0;
-        if (run_dp(q, 0, g_beam, 0, 0, &best, &bestval) < 0) { PyErr_NoMemory(); goto done; }
-        last_beam_value = best >= 0 ? bestval : -1;
-        if (best >= 0) {
-            first = reconstruct(q, best, bestval);
-            if (!first) goto done;
-            has_bound = 1;
-            bound = bestval;
+        for (size_t i = layer_start[q->nst]; i < en_n; i++) {
+            if (bwd[i] != 0 || K1_J(en[i].k1) <= q->loJ) continue;
+            if (en[i].val > bestv[JOKER]) { bestv[JOKER] = en[i].val; beste[JOKER] = -(int32_t)i - 2; }
         }
-        if (run_dp(q, 0, 0, has_bound, bound, &best, &bestval) < 0) { PyErr_NoMemory(); goto done; }
-        if (best < 0) {
-            if (first) { result = first; first = NULL; }
-            else { Py_INCREF(Py_None); result = Py_None; }
-            goto done;
+        int32_t path[MAXST];
+        for (int c = 0; c < NT && rc == 1; c++) {
+            if (beste[c] == -1) continue;
+            int32_t fin;
+            if (beste[c] <= -2) {
+                fin = -beste[c] - 2;
+                path_back(q->nst, fin, path);
+            } else {
+                Edge *E = &ed[beste[c]];
+                int st0 = 0;
+                while (!(ed_layer[st0] <= (size_t)beste[c] && (size_t)beste[c] < ed_layer[st0 + 1])) st0++;
+                path_back(st0, E->from, path);
+                path[st0] = E->tr;
+                int32_t cur = E->to;
+                for (int st = st0 + 1; st < q->nst; st++) {
+                    if (skipped[st]) { path[st] = ident[st]; continue; }
+                    Edge *F = &ed[bsucc[cur]];
+                    path[st] = F->tr;
+                    cur = F->to;
+                }
+                fin = cur;
+            }
+            PyObject *t = result_tuple(q, (long)bestv[c] - q->base, path, K1_J(en[fin].k1), want_melds, q->lo);
+            if (!t) { rc = -4; break; }
+            PyObject *key = PyLong_FromLong(c);
+            if (!key || PyDict_SetItem(out, key, t) < 0) rc = -4;
+            Py_XDECREF(key);
+            Py_DECREF(t);
         }
     }
-    if (best < 0) { Py_INCREF(Py_None); result = Py_None; goto done; }
-    result = reconstruct(q, best, bestval);
+    free(bwd);
+    free(bsucc);
+    return rc;
+}
+
+/* large positions: one exact search for the best play, then one per card it does not hold */
+static int by_card_search(Query *q, PyObject *out, int want_melds) {
+    int32_t value, path[MAXST];
+    int J;
+    int r = solve_query(q, &value, path, &J);
+    if (r <= 0) return r;
+    uint8_t x[NT];
+    if (replay(q, path, J, x, NULL) < 0) return -4;
+    PyObject *best = result_tuple(q, (long)value - q->base, path, J, want_melds, q->lo);
+    if (!best) return -4;
+    for (int c = 0; c < NT; c++) {
+        if (q->hi[c] <= q->lo[c]) continue;
+        PyObject *t = NULL;
+        if (x[c] > q->lo[c]) {
+            t = best;
+            Py_INCREF(t);
+        } else {
+            Query q2 = *q;
+            q2.lo[c]++;
+            if (c == JOKER) { q2.loJ++; q2.base += q->wJ; }
+            else q2.base += q->w[c];
+            int32_t v2, path2[MAXST];
+            int J2;
+            int r2 = solve_query(&q2, &v2, path2, &J2);
+            if (r2 < 0) { Py_DECREF(best); return r2; }
+            if (r2 == 0) continue;
+            /* value and counts relative to the original lower bounds */
+            t = result_tuple(&q2, (long)v2 - q->base, path2, J2, want_melds, q->lo);
+            if (!t) { Py_DECREF(best); return -4; }
+        }
+        PyObject *key = PyLong_FromLong(c);
+        int bad = !key || PyDict_SetItem(out, key, t) < 0;
+        Py_XDECREF(key);
+        Py_DECREF(t);
+        if (bad) { Py_DECREF(best); return -4; }
+    }
+    Py_DECREF(best);
+    return 1;
+}
+
+static PyObject *py_by_card(PyObject *self, PyObject *args) {
+    Query *q = &g_query;
+    int want_melds = 1;
+    int rc = parse_query(args, q, &want_melds, 1);
+    PyObject *res = NULL, *out = NULL;
+    if (rc < 0) goto done;
+    if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
+    if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
+    last_states = last_pruned = last_nodes = 0;
+    out = PyDict_New();
+    if (!out) goto done;
+    int r = g_force == 2 ? 0 : by_card_forward(q, out, want_melds);
+    if (r == 0) {
+        PyDict_Clear(out);
+        r = by_card_search(q, out, want_melds);
+        if (r == 0) r = 2;
+    }
+    if (r == 2) { res = Py_None; Py_INCREF(res); goto done; }
+    if (r == -4) goto done;
+    if (r < 0) { set_err(r); goto done; }
+    res = out;
+    out = NULL;
 done:
-    Py_XDECREF(first);
-    free(q);
-    PyBuffer_Release(&blo);
-    PyBuffer_Release(&bhi);
-    PyBuffer_Release(&bw);
-    return result;
+    Py_XDECREF(out);
+    return res;
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:l,s:l,s:n,s:n,s:n}", "last_states", last_states, "last_pruned", last_pruned,
-                         "last_beam_value", last_beam_value,
-                         "suit_states", (Py_ssize_t)ss_n,
+    return Py_BuildValue("{s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_states", last_states, "last_pruned", last_pruned,
+                         "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
-static PyObject *py_set_params(PyObject *self, PyObject *args) {
-    int on, beam;
-    long budget;
-    if (!PyArg_ParseTuple(args, "pli", &on, &budget, &beam)) return NULL;
+static PyObject *py_memo_hist(PyObject *self, PyObject *args) {
+    long cnt[MAXST + 1] = {0}, dead[MAXST + 1] = {0}, ex[MAXST + 1] = {0}, jsum[MAXST + 1] = {0};
+    for (size_t i = 0; i < me_n; i++) {
+        int st = me[i].st;
+        cnt[st]++;
+        dead[st] += me[i].ub <= NEG;
+        ex[st] += me[i].exact;
+        jsum[st] += K1_J(me[i].k1);
+    }
+    PyObject *l = PyList_New(0);
+    for (int st = 0; st <= MAXST; st++)
+        if (cnt[st]) {
+            PyObject *t = Py_BuildValue("(illlldll)", st, cnt[st], dead[st], dbg_nochild[st], dbg_allneg[st], (double)jsum[st] / cnt[st], 0L, 0L);
+            dbg_nochild[st] = dbg_allneg[st] = 0;
+            PyList_Append(l, t);
+            Py_DECREF(t);
+        }
+    return l;
+}
+
+static PyObject *py_layers(PyObject *self, PyObject *args) {
+    PyObject *l = PyList_New(0);
+    for (int st = 0; st < g_query.nst; st++) {
+        size_t a = layer_start[st + 1], b = en_n;
+        for (int k = st + 1; k <= g_query.nst; k++)
+            if (layer_start[k + 1] != a) { b = layer_start[k + 1]; break; }
+        PyObject *t = Py_BuildValue("(iiil)", g_query.S[st].p, g_query.S[st].s, skipped[st], (long)(b - a));
+        PyList_Append(l, t);
+        Py_DECREF(t);
+    }
+    return l;
+}
+
+static PyObject *py_memo_dump(PyObject *self, PyObject *args) {
+    int want, lim;
+    if (!PyArg_ParseTuple(args, "ii", &want, &lim)) return NULL;
+    PyObject *l = PyList_New(0);
+    for (size_t i = 0; i < me_n && PyList_Size(l) < lim; i++) {
+        if (me[i].st != want) continue;
+        PyObject *toks = PyList_New(0);
+        for (int s = 0; s < 4; s++) {
+            SuitState *S = &ss_arr[SID(me[i].k0, me[i].k1, s)];
+            PyObject *ts = PyList_New(0);
+            for (int k = 0; k < S->ntok; k++) {
+                uint16_t t = S->tok[k];
+                PyObject *o = Py_BuildValue("(iiiiii)", T_KIND(t), T_LEN(t), T_J(t), T_REAL(t), T_FLAG(t), T_MRE(t));
+                PyList_Append(ts, o); Py_DECREF(o);
+            }
+            PyObject *o = Py_BuildValue("(iN)", S->acelow, ts);
+            PyList_Append(toks, o); Py_DECREF(o);
+        }
+        PyObject *t = Py_BuildValue("(iiiiiiN)", me[i].ub, me[i].exact, K1_J(me[i].k1), K1_S(me[i].k1), K1_M(me[i].k1), K1_OP(me[i].k1), toks);
+        PyList_Append(l, t); Py_DECREF(t);
+    }
+    return l;
+}
+
+static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
+                            "usj", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj;
+    long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplp", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj))
+        return NULL;
     g_prune = on;
     g_budget = budget;
-    g_beam = beam;
-    Py_RETURN_NONE;
+    g_force = force;
+    g_memo_limit = memo;
+    g_tie = tie;
+    g_probe = probe;
+    g_budget2 = budget2;
+    g_norm = norm;
+    g_alive = alive;
+    g_usj = usj;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget, "force",
+                         g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2", g_budget2,
+                         "norm", g_norm, "alive", g_alive, "usj", g_usj);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
     reset_caches();
+    memo_reset();
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
-     "solve(lo, hi, weights_int32, ace, max_jokers_per_meld, need_group, min_open_points) -> "
-     "None | (value, x_bytes, melds)"},
-    {"stats", py_stats, METH_NOARGS, "Sizes of the DP and its caches."},
+     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers) -> "
+     "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative); counts: x - lo as "
+     "53 int64 in a bytearray"},
+    {"best", py_best, METH_VARARGS,
+     "best(table, hand, weights, ace, max_jokers_per_meld, decks, jokers): solve with lo = table, "
+     "hi = table + hand"},
+    {"by_card", py_by_card, METH_VARARGS,
+     "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
+     "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
+    {"memo_hist", py_memo_hist, METH_NOARGS, "debug"},
+    {"memo_dump", py_memo_dump, METH_VARARGS, "debug"},
+    {"layers", py_layers, METH_NOARGS, "debug"},
+    {"stats", py_stats, METH_NOARGS, "Sizes of the last search and of the caches."},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
-    {"set_params", py_set_params, METH_VARARGS,
-     "set_params(dominance_pruning, budget, beam): tuning and testing knobs."},
+    {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
+     "set_params(prune, budget, force, memo_limit, tie, probe, budget2) -> current settings. Testing and "
+     "tuning knobs, every one optional: dominance pruning on/off; forward entries before the depth-first "
+     "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
+     "(4: most cards to groups first); probe expansions; second forward budget."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};

@@ -1,4 +1,4 @@
-"""The public oracle: repack, best_play, opening plays and playable cards.
+"""The public oracle: repack, best_play, opening plays, best plays per card and playable cards.
 
 Everything reduces to one bounded question, answered by the exact dynamic programme in
 :mod:`machiavelli_env.oracle.dp`: choose counts ``lo <= x <= hi`` (per card type) maximising
@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 
 from ..cards import CARD_TYPES, NUM_TYPES, as_counts
 from ..rules import Rules
+from . import dp
 
 Counts = Sequence[int] | np.ndarray
 OBJECTIVES = ("cards", "points")
+_INT64 = np.dtype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -44,31 +47,75 @@ class OracleError(ValueError):
     """Bad input to the oracle (wrong shapes, negative counts, more copies than the pack holds)."""
 
 
+_WEIGHTS: dict[int, tuple[Rules, dict[str, np.ndarray]]] = {}
+
+
 def objective_weights(objective: str, rules: Rules) -> np.ndarray:
-    """Per-card-type weights of an objective: ``cards`` (1 each) or ``points`` (hand points)."""
-    if objective == "cards":
-        return np.ones(NUM_TYPES, dtype=np.int64)
-    if objective == "points":
-        return np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
-    raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'")
+    """Per-card-type weights of an objective: ``cards`` (1 each) or ``points`` (hand points).
 
-
-def _check(counts: Counts, name: str, rules: Rules) -> np.ndarray:
+    The returned array is shared between calls: do not modify it.
+    """
+    hit = _WEIGHTS.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        if len(_WEIGHTS) > 256:
+            _WEIGHTS.clear()
+        table = {
+            "cards": np.ones(NUM_TYPES, dtype=np.int64),
+            "points": np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64),
+        }
+        for arr in table.values():
+            arr.setflags(write=False)
+        hit = _WEIGHTS[id(rules)] = (rules, table)
     try:
-        arr = as_counts(counts, name)
+        return hit[1][objective]
+    except (KeyError, TypeError):
+        raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'") from None
+
+
+def _check(counts: Counts, name: str) -> np.ndarray:
+    """``counts`` as a (53,) int64 array; shape and type are checked here, signs by the extension."""
+    if type(counts) is np.ndarray and counts.dtype == _INT64 and counts.shape == (NUM_TYPES,):
+        return counts
+    try:
+        return as_counts(counts, name)
     except ValueError as exc:
         raise OracleError(str(exc)) from None
-    return arr
 
 
-def _check_pack(total: np.ndarray, rules: Rules, what: str) -> None:
-    limits = np.array([rules.copies(c) for c in range(NUM_TYPES)])
-    over = np.flatnonzero(total > limits)
-    if over.size:
-        names = ", ".join(f"{CARD_TYPES[c]} x{int(total[c])}" for c in over)
+def _raise_code(code: int, lo: np.ndarray, hi: np.ndarray, weights: np.ndarray | None, rules: Rules) -> NoReturn:
+    """Turn an error code of the extension into a clear :class:`OracleError`."""
+    if code == 3:
+        for arr, name in ((lo, "lo"), (hi, "hi")):
+            try:
+                as_counts(arr, name)
+            except ValueError as exc:
+                raise OracleError(str(exc)) from None
+        raise OracleError("weights must be 53 non-negative integers")
+    if code == 1:
+        bad = ", ".join(CARD_TYPES[c] for c in np.flatnonzero(np.asarray(lo) > np.asarray(hi)))
+        raise OracleError(f"lower bounds exceed upper bounds for {bad}")
+    if code == 2:
+        limits = np.array([rules.copies(c) for c in range(NUM_TYPES)])
+        over = np.flatnonzero(np.asarray(hi) > limits)
+        names = ", ".join(f"{CARD_TYPES[c]} x{int(hi[c])}" for c in over)
         raise OracleError(
-            f"{what} hold more copies than the pack has ({rules.decks} decks, {rules.jokers} jokers): {names}"
+            f"the cards hold more copies than the pack has ({rules.decks} decks, {rules.jokers} jokers): {names}"
         )
+    raise OracleError(f"oracle error code {code}")
+
+
+def _precheck(parts: tuple[tuple[np.ndarray, str], ...]) -> None:
+    """Name the offending argument (``table``, ``hand``, ``play``) of a negative count."""
+    for arr, name in parts:
+        try:
+            as_counts(arr, name)
+        except ValueError as exc:
+            raise OracleError(str(exc)) from None
+
+
+def _play(res: tuple) -> Play:
+    value, counts, melds = res
+    return Play(np.frombuffer(counts, dtype=np.int64), value, melds)
 
 
 def solve(
@@ -86,25 +133,31 @@ def solve(
     asks for an arrangement holding at least one group; ``min_open_points`` for melds worth at
     least that many opening points (A = 1, J/Q/K = 10, a joker worth the card it stands for).
     """
-    from . import dp
-
-    lo_a = _check(lo, "lo", rules)
-    hi_a = _check(hi, "hi", rules)
-    if (lo_a > hi_a).any():
-        bad = ", ".join(CARD_TYPES[c] for c in np.flatnonzero(lo_a > hi_a))
-        raise OracleError(f"lower bounds exceed upper bounds for {bad}")
-    _check_pack(hi_a, rules, "the cards")
-    w = np.asarray(weights, dtype=np.int64)
-    if w.shape != (NUM_TYPES,) or (w < 0).any():
+    lo_a = _check(lo, "lo")
+    hi_a = _check(hi, "hi")
+    w = np.asarray(weights)
+    if w.shape != (NUM_TYPES,) or w.dtype.kind not in "iu":
         raise OracleError("weights must be 53 non-negative integers")
-    return dp.solve_bounds(lo_a, hi_a, w, rules, need_group=need_group, min_open_points=min_open_points)
+    if int(min_open_points) < 0:
+        raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
+    res = dp.raw_solve(lo_a, hi_a, w, rules, need_group, int(min_open_points))
+    if res is None:
+        return None
+    if isinstance(res, int):
+        _raise_code(res, lo_a, hi_a, w, rules)
+    return _play(res)
 
 
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none."""
-    total = _check(table, "table", rules) + _check(play, "play", rules)
-    res = solve(total, total, np.zeros(NUM_TYPES, dtype=np.int64), rules)
-    return None if res is None else res.melds
+    t = _check(table, "table")
+    p = _check(play, "play")
+    total = t + p
+    res = dp.raw_solve(total, total, objective_weights("cards", rules), rules, False, 0)
+    if isinstance(res, int):
+        _precheck(((t, "table"), (p, "play")))
+        _raise_code(res, total, total, None, rules)
+    return None if res is None else res[2]
 
 
 def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards") -> Play:
@@ -112,29 +165,83 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
 
     Raises :class:`OracleError` when the table itself cannot be arranged into valid melds.
     """
-    t = _check(table, "table", rules)
-    h = _check(hand, "hand", rules)
-    res = solve(t, t + h, objective_weights(objective, rules), rules)
+    t = _check(table, "table")
+    h = _check(hand, "hand")
+    w = objective_weights(objective, rules)
+    res = dp.raw_best(t, h, w, rules)
     if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
-    return res
+    if isinstance(res, int):
+        _precheck(((t, "table"), (h, "hand")))
+        _raise_code(res, t, t + h, w, rules)
+    return _play(res)
 
 
 def best_play_containing(table: Counts, hand: Counts, card: int, rules: Rules, objective: str = "cards") -> Play | None:
     """An optimal play that holds at least one copy of ``card`` from the hand, or ``None``."""
-    t = _check(table, "table", rules)
-    h = _check(hand, "hand", rules)
-    if h[card] == 0:
+    t = _check(table, "table")
+    h = _check(hand, "hand")
+    if not 0 <= int(card) < NUM_TYPES:
+        raise OracleError(f"card index out of range 0..52: {card!r}")
+    if h[card] <= 0:
         return None
     lo = t.copy()
     lo[card] += 1
-    res = solve(lo, t + h, objective_weights(objective, rules), rules)
+    w = objective_weights(objective, rules)
+    hi = t + h
+    res = dp.raw_solve(lo, hi, w, rules, False, 0)
     if res is None:
         return None
-    counts = res.counts.copy()
+    if isinstance(res, int):
+        _precheck(((t, "table"), (h, "hand")))
+        _raise_code(res, lo, hi, w, rules)
+    play = _play(res)
+    counts = play.counts
     counts[card] += 1
+    return Play(counts, play.value + int(w[card]), play.melds)
+
+
+def best_plays_by_card(
+    table: Counts,
+    hand: Counts,
+    rules: Rules,
+    objective: str = "cards",
+    *,
+    need_group: bool = False,
+    min_open_points: int = 0,
+) -> dict[int, Play]:
+    """For every hand card type that takes part in some legal play: an optimal play containing it.
+
+    One forward and one backward pass of the dynamic programme answer all cards at once (large
+    positions fall back to one exact search per card outside the overall best play). The keys are
+    card types (0..52), each mapped to a :class:`Play` holding at least one copy of that card and
+    maximising ``objective`` among such plays; a card in no legal play is absent. ``need_group``
+    and ``min_open_points`` constrain the plays as in :func:`solve` (for an opening, pass an empty
+    table). Raises :class:`OracleError` when the table cannot be arranged (and no opening
+    constraint is asked for).
+    """
+    t = _check(table, "table")
+    h = _check(hand, "hand")
     w = objective_weights(objective, rules)
-    return Play(counts, int(w @ counts), res.melds)
+    if int(min_open_points) < 0:
+        raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
+    hi = t + h
+    res = dp.raw_by_card(t, hi, w, rules, need_group, int(min_open_points), True)
+    if res is None:
+        if need_group or min_open_points:
+            return {}
+        raise OracleError("the table cannot be arranged into valid melds")
+    if isinstance(res, int):
+        _precheck(((t, "table"), (h, "hand")))
+        _raise_code(res, t, hi, w, rules)
+    out: dict[int, Play] = {}
+    seen: dict[bytes, Play] = {}
+    for card, item in res.items():
+        play = seen.get(bytes(item[1]))
+        if play is None:
+            play = seen[bytes(item[1])] = _play(item)
+        out[card] = play
+    return out
 
 
 def opening_play(hand: Counts, rules: Rules, objective: str = "cards") -> Play | None:
@@ -142,7 +249,7 @@ def opening_play(hand: Counts, rules: Rules, objective: str = "cards") -> Play |
 
     ``None`` when no such play exists (with ``opening: none``, when no meld can be formed).
     """
-    h = _check(hand, "hand", rules)
+    h = _check(hand, "hand")
     zero = np.zeros(NUM_TYPES, dtype=np.int64)
     res = solve(
         zero, h, objective_weights(objective, rules), rules,
@@ -155,13 +262,15 @@ def opening_play(hand: Counts, rules: Rules, objective: str = "cards") -> Play |
 
 def playable_cards(table: Counts, hand: Counts, rules: Rules) -> np.ndarray:
     """Boolean (53,) mask: hand card types that take part in at least one legal play."""
-    t = _check(table, "table", rules)
-    h = _check(hand, "hand", rules)
+    t = _check(table, "table")
+    h = _check(hand, "hand")
+    hi = t + h
+    res = dp.raw_by_card(t, hi, objective_weights("cards", rules), rules, False, 0, False)
+    if res is None:
+        raise OracleError("the table cannot be arranged into valid melds")
+    if isinstance(res, int):
+        _precheck(((t, "table"), (h, "hand")))
+        _raise_code(res, t, hi, None, rules)
     out = np.zeros(NUM_TYPES, dtype=bool)
-    best = best_play(t, h, rules)
-    out |= best.counts > 0
-    for c in np.flatnonzero((h > 0) & ~out):
-        res = best_play_containing(t, h, int(c), rules)
-        if res is not None:
-            out |= res.counts > 0
+    out[list(res)] = True
     return out

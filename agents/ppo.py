@@ -1,0 +1,384 @@
+"""The PPO agent: a candidate-scoring policy network, its features, and checkpoint loading.
+
+Machiavelli's action space (a multiset of up to ~100 cards) is far too large to enumerate, so the
+policy scores *candidates* instead, as DouZero and PerfectDou do for card games with huge action
+spaces: the exact oracle lists up to ``limit`` legal plays (:attr:`agents.base.Turn.legal_plays`),
+each play is encoded as a feature vector, and a network scores every candidate against an encoding
+of the state. Drawing is candidate 0 (masked out when ``must_play_if_able`` forbids it). A softmax
+over the unmasked scores is the policy; a value head on the state encoding is the critic.
+
+Features (:func:`encode_turn`, numpy only):
+
+* **state** (``869 + 8``): the observation vector (:mod:`machiavelli_env.observation`: card planes
+  and scalars), then every seat's hand size (own first, ``/ 20``, clipped to 1), the number of
+  candidates ``/ limit`` and the largest play's size ``/`` own hand size;
+* **candidate** (``53 + 53 + 12``): the cards played and the hand left after the play (counts
+  divided by the copies in the pack), then 12 scalars: is-draw, cards played ``/ 13``, fraction of
+  the hand played, goes out (empties the hand), points played ``/ 100``, cards left ``/ 20``,
+  points left ``/ 200``, is a largest play, largest size minus this size ``/ 13``, position in the
+  oracle's list ``/ limit``, help cards used ``/ 4``, and (with ``lookahead``) the fraction of the
+  cards left that the oracle could lay down on the table after this play (``0`` without it).
+
+Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candidate -> MLP -> c``
+(``cand_hidden``), ``score_i = MLP([s, c_i])``, ``value = MLP(s)``.
+
+Checkpoints are safetensors files (weights only, never pickled code) with a JSON side file of the
+architecture (``model.safetensors`` + ``model.json``; the same JSON is also stored in the
+safetensors header, so the side file is optional). :func:`load_ppo_agent` reads them; ``ppo``
+without a path loads the checkpoint shipped in ``agents/checkpoints/`` for the player count.
+Training checkpoints (``checkpoint.pt``, written by ``training.ppo``) load with
+``torch.load(weights_only=True)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from machiavelli_env import game, legal, observation
+from machiavelli_env.cards import NUM_TYPES
+from machiavelli_env.rules import Rules
+
+from .base import DRAW, Agent, Turn
+
+FORMAT = "machiavelli-ppo"
+FORMAT_VERSION = 1
+EXTRA_STATE = 8
+CAND_SCALARS = 12
+STATE_DIM = observation.OBS_SIZE + EXTRA_STATE
+CAND_DIM = 2 * NUM_TYPES + CAND_SCALARS
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+__all__ = [
+    "CAND_DIM",
+    "STATE_DIM",
+    "CandidatePolicy",
+    "CheckpointError",
+    "PPOAgent",
+    "PolicySpec",
+    "encode_turn",
+    "load_checkpoint",
+    "load_ppo_agent",
+    "save_checkpoint",
+    "shipped_checkpoint",
+]
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be loaded: missing, not a PPO checkpoint, or not matching its architecture."""
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """Architecture of a :class:`CandidatePolicy` (stored with every checkpoint)."""
+
+    limit: int = 32
+    hidden: int = 256
+    cand_hidden: int = 128
+    lookahead: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("limit", "hidden", "cand_hidden"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"policy {name} must be a positive integer, got {v!r}")
+        if not isinstance(self.lookahead, bool):
+            raise ValueError(f"policy lookahead must be true or false, got {self.lookahead!r}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PolicySpec:
+        """Build from a dict, naming unknown keys."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown policy settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------- features
+_RULES_CACHE: dict[int, tuple[Rules, np.ndarray, np.ndarray]] = {}
+
+
+def _rules_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """``(1 / copies, card points)`` of the rules (cached)."""
+    hit = _RULES_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1], hit[2]
+    copies = game.pack_counts(rules).astype(np.float32)
+    copies[-1] = max(rules.jokers, 1)
+    pts = np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.float32)
+    if len(_RULES_CACHE) > 64:
+        _RULES_CACHE.clear()
+    _RULES_CACHE[id(rules)] = (rules, 1.0 / copies, pts)
+    return 1.0 / copies, pts
+
+
+def encode_turn(turn: Turn, spec: PolicySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Features of a turn: ``(state (STATE_DIM,), candidates (limit + 1, CAND_DIM), mask (limit + 1,), plays)``.
+
+    Row 0 of the candidates is drawing (allowed when ``turn.draw_allowed``); row ``i >= 1`` is
+    ``plays[i - 1]``; rows past the plays are zero and masked out. See the module docstring.
+    """
+    k_max = spec.limit
+    plays = turn.legal_plays_up_to(k_max)[:k_max]
+    norm, pts = _rules_arrays(turn.rules)
+    hand = np.asarray(turn.hand, dtype=np.int64)
+    n_hand = int(hand.sum())
+    k = len(plays)
+
+    obs = np.asarray(turn.observation["observation"], dtype=np.float32)
+    state = np.zeros(STATE_DIM, dtype=np.float32)
+    state[: obs.size] = obs
+    ex = observation.OBS_SIZE
+    for i, hs in enumerate(turn.hand_sizes[: observation.MAX_PLAYERS]):
+        state[ex + i] = min(hs / 20.0, 1.0)
+    state[ex + 6] = k / k_max
+    sizes = np.array([int(p.sum()) for p in plays], dtype=np.int64)
+    max_size = int(sizes.max()) if k else 0
+    state[ex + 7] = max_size / max(n_hand, 1)
+
+    cands = np.zeros((k_max + 1, CAND_DIM), dtype=np.float32)
+    mask = np.zeros(k_max + 1, dtype=bool)
+    mask[0] = bool(turn.draw_allowed) or k == 0
+    hand_f = hand.astype(np.float32)
+    # draw row: nothing played, the whole hand kept
+    cands[0, NUM_TYPES:2 * NUM_TYPES] = hand_f * norm
+    s0 = 2 * NUM_TYPES
+    cands[0, s0 + 0] = 1.0
+    cands[0, s0 + 5] = min(n_hand / 20.0, 1.0)
+    cands[0, s0 + 6] = min(float(pts @ hand_f) / 200.0, 1.0)
+    cands[0, s0 + 8] = max_size / 13.0
+    if k:
+        P = np.stack(plays).astype(np.int64)
+        from_hand = np.minimum(P, hand)
+        after = (hand - from_hand).astype(np.float32)
+        Pf = P.astype(np.float32)
+        rows = slice(1, k + 1)
+        cands[rows, :NUM_TYPES] = Pf * norm
+        cands[rows, NUM_TYPES:2 * NUM_TYPES] = after * norm
+        left = after.sum(axis=1)
+        cands[rows, s0 + 1] = np.minimum(sizes / 13.0, 1.0)
+        cands[rows, s0 + 2] = sizes / max(n_hand, 1)
+        cands[rows, s0 + 3] = (left == 0).astype(np.float32)
+        cands[rows, s0 + 4] = np.minimum(Pf @ pts / 100.0, 1.0)
+        cands[rows, s0 + 5] = np.minimum(left / 20.0, 1.0)
+        cands[rows, s0 + 6] = np.minimum(after @ pts / 200.0, 1.0)
+        cands[rows, s0 + 7] = (sizes == max_size).astype(np.float32)
+        cands[rows, s0 + 8] = (max_size - sizes) / 13.0
+        cands[rows, s0 + 9] = np.arange(k, dtype=np.float32) / k_max
+        cands[rows, s0 + 10] = np.minimum((P - from_hand).sum(axis=1) / 4.0, 1.0)
+        if spec.lookahead:
+            cands[rows, s0 + 11] = _lookahead(turn, P, hand - from_hand, norm)
+        mask[1:k + 1] = True
+    return state, cands, mask, list(plays)
+
+
+def _lookahead(turn: Turn, plays: np.ndarray, after: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """Per play: the fraction of the cards left that the oracle could lay down next on table + play."""
+    table = np.rint(np.asarray(turn.observation["observation"][NUM_TYPES:2 * NUM_TYPES]) / norm).astype(np.int64)
+    out = np.zeros(len(plays), dtype=np.float32)
+    for i, (p, rest) in enumerate(zip(plays, after, strict=True)):
+        n = int(rest.sum())
+        if n == 0:
+            out[i] = 1.0
+            continue
+        nxt = legal.best_play(table + p, rest, turn.rules, opened=True)
+        out[i] = float(nxt.sum()) / n
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- network
+def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class CandidatePolicy(nn.Module):
+    """Scores each candidate against the state; a value head on the state (see the module docstring)."""
+
+    def __init__(self, spec: PolicySpec):
+        super().__init__()
+        self.spec = spec
+        h, c = spec.hidden, spec.cand_hidden
+        self.state_net = nn.Sequential(_layer(STATE_DIM, h), nn.ReLU(), _layer(h, h), nn.ReLU())
+        self.cand_net = nn.Sequential(_layer(CAND_DIM, c), nn.ReLU(), _layer(c, c), nn.ReLU())
+        self.score_net = nn.Sequential(_layer(h + c, c), nn.ReLU(), _layer(c, 1, std=0.01))
+        self.value_net = nn.Sequential(_layer(h, c), nn.ReLU(), _layer(c, 1, std=1.0))
+
+    def forward(
+        self, state: torch.Tensor, cands: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits (B, K), value (B,))`` for states (B, S), candidates (B, K, C), mask (B, K) bool."""
+        s = self.state_net(state)
+        c = self.cand_net(cands)
+        x = torch.cat([s.unsqueeze(1).expand(-1, c.shape[1], -1), c], dim=-1)
+        logits = self.score_net(x).squeeze(-1)
+        logits = logits.masked_fill(~mask, -1e9)
+        return logits, self.value_net(s).squeeze(-1)
+
+    def value(self, state: torch.Tensor) -> torch.Tensor:
+        """The critic's value of states (B, S)."""
+        return self.value_net(self.state_net(state)).squeeze(-1)
+
+
+# ---------------------------------------------------------------------------------------------- agent
+class PPOAgent(Agent):
+    """Plays with a :class:`CandidatePolicy`: the highest-scoring candidate, or a sample when ``sample``."""
+
+    name = "ppo"
+
+    def __init__(self, policy: CandidatePolicy, *, sample: bool = False, seed: int | None = None):
+        self.policy = policy.eval()
+        self.spec = policy.spec
+        self.sample = bool(sample)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, turn: Turn) -> np.ndarray:
+        state, cands, mask, plays = encode_turn(turn, self.spec)
+        with torch.no_grad():
+            logits, _ = self.policy(
+                torch.from_numpy(state)[None], torch.from_numpy(cands)[None], torch.from_numpy(mask)[None]
+            )
+        logits = logits[0].double().numpy()
+        if self.sample:
+            p = np.exp(logits - logits.max())
+            p[~mask] = 0.0
+            idx = int(self.rng.choice(len(p), p=p / p.sum()))
+        else:
+            idx = int(np.argmax(np.where(mask, logits, -np.inf)))
+        if idx == 0 or idx > len(plays):
+            return DRAW.copy()
+        return plays[idx - 1].copy()
+
+
+# ---------------------------------------------------------------------------------------------- checkpoints
+def save_checkpoint(policy: CandidatePolicy, path: str | Path, info: dict[str, Any] | None = None) -> Path:
+    """Write ``path`` (``.safetensors``) and its ``.json`` side file; returns the safetensors path."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    if path.suffix != ".safetensors":
+        path = path.with_suffix(".safetensors")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"format": FORMAT, "version": FORMAT_VERSION, "policy": policy.spec.to_dict(), "info": info or {}}
+    tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
+    save_file(tensors, str(path), metadata={"machiavelli": json.dumps(meta)})
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    return path
+
+
+def _check_meta(meta: Any, where: str) -> PolicySpec:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{where}: not a machiavelli PPO checkpoint (no {FORMAT!r} metadata)")
+    if meta.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{where}: checkpoint format version {meta.get('version')!r}, expected {FORMAT_VERSION}")
+    try:
+        return PolicySpec.from_dict(dict(meta.get("policy", {})))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{where}: bad architecture metadata: {exc}") from None
+
+
+def policy_from_state_dict(spec: PolicySpec, weights: dict[str, torch.Tensor], where: str) -> CandidatePolicy:
+    """A :class:`CandidatePolicy` of ``spec`` with ``weights``; :class:`CheckpointError` when they do not fit."""
+    policy = CandidatePolicy(spec)
+    expected = policy.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(set(weights) - set(expected))
+    if missing or unexpected:
+        raise CheckpointError(
+            f"{where}: weights do not match the architecture {spec.to_dict()}"
+            f" (missing: {', '.join(missing) or 'none'}; unexpected: {', '.join(unexpected) or 'none'})"
+        )
+    for name, t in expected.items():
+        w = weights[name]
+        if not isinstance(w, torch.Tensor) or tuple(w.shape) != tuple(t.shape):
+            got = tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__
+            raise CheckpointError(f"{where}: tensor {name} has shape {got}, the architecture needs {tuple(t.shape)}")
+        if not torch.isfinite(w).all():
+            raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite values")
+    policy.load_state_dict({k: v.float() for k, v in weights.items()})
+    return policy.eval()
+
+
+def load_checkpoint(path: str | Path) -> tuple[CandidatePolicy, dict[str, Any]]:
+    """Load a policy from a ``.safetensors`` checkpoint (or a training ``.pt``); returns ``(policy, metadata)``.
+
+    Raises :class:`CheckpointError` with the file name and the problem when it cannot be loaded.
+    """
+    path = Path(path)
+    where = str(path)
+    if path.is_dir():
+        for name in ("final.safetensors", "checkpoint.pt"):
+            if (path / name).is_file():
+                return load_checkpoint(path / name)
+        raise CheckpointError(f"{where}: a directory without final.safetensors or checkpoint.pt")
+    if not path.is_file():
+        raise CheckpointError(f"{where}: no such checkpoint file")
+    if path.suffix == ".pt":
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # torch raises several types for corrupt or unsafe files
+            raise CheckpointError(f"{where}: cannot be read as a weights-only torch checkpoint: {exc}") from None
+        if not isinstance(data, dict) or "model" not in data:
+            raise CheckpointError(f"{where}: not a machiavelli training checkpoint (no 'model' entry)")
+        meta = data.get("meta")
+        spec = _check_meta(meta, where)
+        return policy_from_state_dict(spec, data["model"], where), meta
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            header = f.metadata() or {}
+            weights = {k: f.get_tensor(k) for k in f.keys()}
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise CheckpointError(f"{where}: not a readable safetensors file: {exc}") from None
+    side = path.with_suffix(".json")
+    try:
+        meta = json.loads(side.read_text()) if side.is_file() else json.loads(header.get("machiavelli", "null"))
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(f"{side if side.is_file() else where}: bad JSON metadata: {exc}") from None
+    spec = _check_meta(meta, where)
+    return policy_from_state_dict(spec, weights, where), meta
+
+
+def shipped_checkpoint(players: int) -> Path:
+    """Path of the checkpoint shipped for ``players`` players (classic rules)."""
+    path = CHECKPOINT_DIR / f"ppo_classic_{players}p.safetensors"
+    if not path.is_file():
+        have = sorted(p.stem for p in CHECKPOINT_DIR.glob("ppo_*.safetensors")) if CHECKPOINT_DIR.is_dir() else []
+        raise CheckpointError(
+            f"no shipped PPO checkpoint for {players} players (shipped: {', '.join(have) or 'none'}); "
+            "use ppo:PATH with a trained checkpoint"
+        )
+    return path
+
+
+def load_ppo_agent(
+    path: str | Path | None = None, *, rules: Rules | None = None, seed: int | None = None, sample: int = 0
+) -> PPOAgent:
+    """The ``ppo`` agent of :func:`agents.registry.make_agent`.
+
+    ``path`` a checkpoint (``.safetensors``, a training ``.pt``, or a run directory); ``None`` the
+    shipped one for ``rules.players`` (classic 2 players without rules). ``sample=1`` samples from
+    the policy instead of taking its best-scoring candidate.
+    """
+    torch.set_num_threads(1)
+    if path is None:
+        path = shipped_checkpoint(rules.players if rules is not None else 2)
+    policy, _ = load_checkpoint(path)
+    return PPOAgent(policy, sample=bool(sample), seed=seed)

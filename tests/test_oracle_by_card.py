@@ -1,0 +1,153 @@
+"""best_plays_by_card (one forward and one backward pass) against one best_play_containing per card.
+
+For every hand card type the one-pass answer must hold the card, be an optimal play among those
+that hold it (same value as the per-card query), come with a valid arrangement, and be absent
+exactly when no legal play holds the card. Checked on the shared cases, on random positions of
+every variant, under the opening constraints, and with the large-position fallback forced.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_oracle_cases import assert_partition
+from test_oracle_property import IDS, VARIANTS, random_position
+
+from machiavelli_env.cards import NUM_TYPES, to_counts
+from machiavelli_env.oracle import (
+    OracleError,
+    _dp,  # type: ignore[attr-defined]
+    api,
+    best_play,
+    best_play_containing,
+    best_plays_by_card,
+    objective_weights,
+    playable_cards,
+)
+from machiavelli_env.rules import Rules
+
+DATA = Path(__file__).parent / "data" / "oracle_cases"
+CASES = [json.loads(line) for path in sorted(DATA.glob("*.jsonl")) for line in path.open() if line.strip()]
+SOME_CASES = CASES[::13]
+ZERO = np.zeros(NUM_TYPES, dtype=np.int64)
+
+
+def per_card(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, **kw: object) -> dict[int, int]:
+    """Optimum per hand card type by one bounded query each (lo raised by one copy of the card)."""
+    w = objective_weights(objective, rules)
+    out = {}
+    for c in np.flatnonzero(hand > 0):
+        lo = table.copy()
+        lo[c] += 1
+        res = api.solve(lo, table + hand, w, rules, **kw)  # type: ignore[arg-type]
+        if res is not None:
+            out[int(c)] = res.value + int(w[c])
+    return out
+
+
+def assert_by_card(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, **kw: object) -> None:
+    got = best_plays_by_card(table, hand, rules, objective, **kw)  # type: ignore[arg-type]
+    want = per_card(table, hand, rules, objective, **kw)
+    assert sorted(got) == sorted(want)
+    w = objective_weights(objective, rules)
+    for card, play in got.items():
+        assert play.value == want[card], card
+        assert play.counts[card] >= 1 and ((play.counts >= 0) & (play.counts <= hand)).all()
+        assert play.value == int(w @ play.counts)
+        assert_partition(play.melds, table + play.counts, rules)
+
+
+@pytest.mark.parametrize("case", SOME_CASES, ids=[c["id"] for c in SOME_CASES])
+def test_best_plays_by_card_match_one_query_per_card_on_the_shared_cases(case: dict) -> None:
+    rules = Rules.from_dict(case["rules"])
+    table, hand = to_counts(case["table"]), to_counts(case["hand"])
+    for objective in ("cards", "points"):
+        assert_by_card(table, hand, rules, objective)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=IDS)
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_best_plays_by_card_match_one_query_per_card_on_random_positions(rules: Rules, seed: int) -> None:
+    table, hand = random_position(rules, seed, melds=(1, 9), hand=(1, 11))
+    assert_by_card(table, hand, rules, "cards")
+    assert_by_card(table, hand, rules, "points")
+
+
+@pytest.mark.parametrize("rules", VARIANTS[::3], ids=IDS[::3])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), need_group=st.booleans(), points=st.sampled_from([0, 30, 45]))
+def test_best_plays_by_card_respect_the_opening_constraints(
+    rules: Rules, seed: int, need_group: bool, points: int
+) -> None:
+    _, hand = random_position(rules, seed, melds=(2, 6), hand=(6, 14))
+    assert_by_card(ZERO, hand, rules, "cards", need_group=need_group, min_open_points=points)
+
+
+@pytest.fixture
+def search_only():
+    """Force the large-position path: one exact depth-first search per card outside the best play."""
+    saved = _dp.set_params()
+    _dp.set_params(force=2)
+    yield
+    _dp.set_params(**saved)
+
+
+@pytest.mark.parametrize("case", CASES[::41], ids=[c["id"] for c in CASES[::41]])
+def test_the_per_card_search_fallback_gives_the_same_answers(case: dict, search_only: None) -> None:
+    rules = Rules.from_dict(case["rules"])
+    assert_by_card(to_counts(case["table"]), to_counts(case["hand"]), rules, "cards")
+
+
+def test_a_card_outside_the_best_play_gets_its_own_best_play() -> None:
+    # 10S can join 10H 10D, or KS can join KH KD, but not both: JS QS would be left alone.
+    rules = Rules()
+    table, hand = to_counts("10S JS QS KS"), to_counts("10H 10D KH KD 2C")
+    plays = best_plays_by_card(table, hand, rules)
+    assert sorted(plays) == sorted(int(c) for c in to_counts("10H 10D KH KD").nonzero()[0])
+    for name, partner in (("10H", "10D"), ("KH", "KD")):
+        play = plays[int(to_counts(name).argmax())]
+        assert play.value == 2 and play.counts[int(to_counts(partner).argmax())] == 1
+    assert playable_cards(table, hand, rules).sum() == 4
+
+
+def test_cards_of_the_best_play_map_to_an_optimal_play() -> None:
+    rules = Rules()
+    table, hand = to_counts("10H JH QH"), to_counts("9H KH 2C")
+    plays = best_plays_by_card(table, hand, rules)
+    best = best_play(table, hand, rules)
+    assert set(plays) == set(np.flatnonzero(best.counts).tolist())
+    assert all(p.value == best.value for p in plays.values())
+    assert best_play_containing(table, hand, int(to_counts("2C").argmax()), rules) is None
+
+
+def test_playable_cards_are_the_keys_of_best_plays_by_card() -> None:
+    for case in CASES[::17]:
+        rules = Rules.from_dict(case["rules"])
+        table, hand = to_counts(case["table"]), to_counts(case["hand"])
+        mask = playable_cards(table, hand, rules)
+        assert sorted(np.flatnonzero(mask).tolist()) == sorted(best_plays_by_card(table, hand, rules))
+
+
+def test_an_opening_with_no_legal_play_gives_no_cards() -> None:
+    rules = Rules(opening="group")
+    assert best_plays_by_card(ZERO, to_counts("5H 6H 7H 2C"), rules, need_group=True) == {}
+    assert best_plays_by_card(ZERO, to_counts("5H 6H 7H 2C"), rules, min_open_points=19) == {}
+    assert len(best_plays_by_card(ZERO, to_counts("5H 6H 7H 2C"), rules, min_open_points=18)) == 3
+
+
+def test_bad_input_to_best_plays_by_card_is_an_oracle_error() -> None:
+    rules = Rules()
+    with pytest.raises(OracleError, match="table"):
+        best_plays_by_card(to_counts("10H JH"), to_counts("2C"), rules)
+    with pytest.raises(OracleError, match="AS x3"):
+        best_plays_by_card(to_counts("AS AS"), to_counts("AS"), rules)
+    with pytest.raises(OracleError, match="objective"):
+        best_plays_by_card(to_counts("10H JH QH"), to_counts("9H"), rules, "melds")
+    with pytest.raises(OracleError, match="min_open_points"):
+        best_plays_by_card(ZERO, to_counts("9H"), rules, min_open_points=-1)

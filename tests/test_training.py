@@ -1,0 +1,186 @@
+"""PPO training: configs, GAE, the opponent pool, rollouts, a tiny end-to-end run with resume, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("yaml")
+pytest.importorskip("tensorboard")
+
+from agents.ppo import CAND_DIM, STATE_DIM, PolicySpec, load_checkpoint  # noqa: E402
+from machiavelli_env.cli import main as cli_main  # noqa: E402
+from machiavelli_env.rules import Rules  # noqa: E402
+from training import pool  # noqa: E402
+from training.cli import CONFIG_DIR, config_names  # noqa: E402
+from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
+from training.ppo import gae, train  # noqa: E402
+from training.rollout import RolloutWorker  # noqa: E402
+
+TINY = {
+    "name": "tiny",
+    "seed": 3,
+    "updates": 2,
+    "save_every": 1,
+    "rollout": {"workers": 1, "games": 2, "steps": 4},
+    "policy": {"limit": 8, "hidden": 16, "cand_hidden": 8},
+    "ppo": {"minibatches": 2, "epochs": 1},
+    "pool": {"heuristics": {"greedy": 1}, "self_play": [0.5, 0.5], "snapshot_every": 1},
+    "eval": {"every": 1, "games": 2, "opponents": ["greedy"], "sample": True},
+}
+
+
+@pytest.mark.parametrize("name", ["default", "ppo_2p_classic", "ppo_4p_classic", "ppo_4p_jokers", "ppo_6p_three_decks"])
+def test_shipped_training_configs_load(name):
+    assert name in config_names()
+    cfg = load_config(CONFIG_DIR / f"{name}.yaml")
+    rules = cfg.load_rules()
+    assert cfg.batch_size % cfg.ppo.minibatches == 0
+    expected = {"ppo_4p_classic": 4, "ppo_4p_jokers": 4, "ppo_6p_three_decks": 6}.get(name, 2)
+    assert rules.players == expected
+    if name == "ppo_4p_jokers":
+        assert rules.jokers > 0
+    if name == "ppo_6p_three_decks":
+        assert rules.decks == 3
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"colour": 1}, "unknown keys: colour"),
+        ({"ppo": {"lr": -1.0}}, "ppo.lr must be positive"),
+        ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \[0, 1\]"),
+        ({"rollout": {"games": 0}}, "rollout.games must be a positive integer"),
+        ({"rollout": {"workers": 1, "games": 3, "steps": 1}, "ppo": {"minibatches": 2}}, "must divide the batch"),
+        ({"pool": {"heuristics": {"wizard": 1}}}, "unknown bot 'wizard'"),
+        ({"pool": {"self_play": [0.1]}}, "pool.self_play"),
+        ({"eval": {"opponents": ["ppo"]}}, "unknown bot 'ppo'"),
+        ({"policy": {"limit": 0}}, "policy: policy limit"),
+        ({"rules": "no_such_preset"}, "rules:"),
+        ({"players": 9}, "rules:"),
+    ],
+)
+def test_bad_configs_name_the_problem(patch, message):
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict({**TINY, **patch})
+
+
+def test_load_config_reports_the_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [1, 2\n")
+    with pytest.raises(ConfigError, match="bad.yaml: not valid YAML"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "none.yaml")
+
+
+def test_gae_matches_a_hand_computation():
+    rewards = np.array([[0.0], [1.0], [0.0]], dtype=np.float32)
+    values = np.array([[0.5], [0.2], [0.3]], dtype=np.float32)
+    ends = np.array([[0.0], [1.0], [0.0]], dtype=np.float32)
+    last = np.array([0.4], dtype=np.float32)
+    g, lam = 0.9, 0.8
+    adv, ret = gae(rewards, values, ends, last, g, lam)
+    d2 = 0.0 + g * 0.4 - 0.3
+    d1 = 1.0 - 0.2  # the game ended: no bootstrap
+    d0 = 0.0 + g * 0.2 - 0.5
+    expected = [d0 + g * lam * d1, d1, d2]
+    assert np.allclose(adv[:, 0], expected)
+    assert np.allclose(ret, adv + values)
+
+
+def test_self_play_schedule_and_opponent_sampling():
+    assert pool.self_play_prob([0.0, 0.5], 0, 11) == 0.0
+    assert pool.self_play_prob([0.0, 0.5], 10, 11) == pytest.approx(0.5)
+    assert pool.self_play_prob([0.0, 0.5], 5, 11) == pytest.approx(0.25)
+    rng = np.random.default_rng(0)
+    keys = [pool.sample_opponent(rng, {"random": 1, "greedy": 3}, 0.0, 0.5, [1, 2]) for _ in range(2000)]
+    assert set(keys) == {"random", "greedy"} and 0.7 < keys.count("greedy") / 2000 < 0.8
+    keys = [pool.sample_opponent(rng, {"random": 1}, 1.0, 0.5, [4, 7]) for _ in range(2000)]
+    assert set(keys) == {"latest", "snapshot:4", "snapshot:7"} and 0.45 < keys.count("latest") / 2000 < 0.55
+    # without snapshots a policy opponent is the latest policy
+    assert {pool.sample_opponent(rng, {"random": 1}, 1.0, 0.0, []) for _ in range(50)} == {"latest"}
+    assert pool.kind_of("snapshot:4") == "snapshot" and pool.kind_of("greedy") == "greedy"
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_rollout_batch_holds_learner_decisions_only(players):
+    rules = Rules.load("classic", players=players)
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    w = RolloutWorker(rules, spec, games=3, seed=1, worker=0, first_update=0, heuristics={"greedy": 1, "random": 1},
+                      latest=0.5, gamma=0.99, shaping=0.1)
+    out = w.collect(steps=5, p_policy=0.5)
+    assert out["states"].shape == (5, 3, STATE_DIM) and out["cands"].shape == (5, 3, 9, CAND_DIM)
+    chosen = np.take_along_axis(out["masks"], out["actions"][..., None], axis=2)
+    assert chosen.all()  # every sampled action was allowed
+    assert (out["logprobs"] <= 0).all() and out["last_values"].shape == (3,)
+    for slot in w.slots:
+        assert slot.state.current == slot.seat and not slot.state.done
+        assert len(slot.opponents) == players - 1
+
+
+def _write(path: Path, data: dict) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_tiny_training_run_writes_everything_and_resumes(tmp_path):
+    cfg = config_from_dict(TINY)
+    out = tmp_path / "run"
+    summary = train(cfg, out, progress_bar=False, log=lambda *_: None)
+    for name in ("final.safetensors", "final.json", "checkpoint.pt", "eval.jsonl", "train.jsonl",
+                 "learning_curve.png", "summary.json", "config.json"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").iterdir())
+    assert summary["updates"] == 2 and summary["learner_steps"] == 16
+    evals = [json.loads(x) for x in (out / "eval.jsonl").read_text().splitlines()]
+    assert [e["update"] for e in evals] == [1, 2]
+    assert all(0 <= e["ci95"][0] <= e["win_rate"] <= e["ci95"][1] <= 1 for e in evals)
+    data = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert data["progress"]["update"] == 2 and len(data["snapshots"]) == 1
+    policy, meta = load_checkpoint(out / "final.safetensors")
+    assert meta["info"]["players"] == 2 and policy.spec.limit == 8
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(cfg, out, progress_bar=False, log=lambda *_: None)
+    more = config_from_dict({**TINY, "updates": 3})
+    summary = train(more, out, resume=True, progress_bar=False, log=lambda *_: None)
+    assert summary["updates"] == 3 and summary["learner_steps"] == 24
+    rows = [json.loads(x) for x in (out / "train.jsonl").read_text().splitlines()]
+    assert [r["update"] for r in rows] == [1, 2, 3]
+
+
+def test_training_is_reproducible_for_a_seed(tmp_path):
+    cfg = config_from_dict({**TINY, "updates": 1})
+    a = train(cfg, tmp_path / "a", progress_bar=False, log=lambda *_: None)
+    b = train(cfg, tmp_path / "b", progress_bar=False, log=lambda *_: None)
+    pa, _ = load_checkpoint(a["final"])
+    pb, _ = load_checkpoint(b["final"])
+    for (k, x), (_, y) in zip(pa.state_dict().items(), pb.state_dict().items(), strict=True):
+        assert torch.equal(x, y), k
+
+
+def test_two_worker_processes_train(tmp_path):
+    cfg = config_from_dict({**TINY, "updates": 1, "rollout": {"workers": 2, "games": 1, "steps": 4}})
+    summary = train(cfg, tmp_path / "w2", progress_bar=False, log=lambda *_: None)
+    assert summary["learner_steps"] == 8 and summary["final_eval"][0]["games"] == 2
+
+
+def test_train_cli_runs_a_config_and_rejects_bad_input(tmp_path, capsys):
+    cfg = _write(tmp_path / "tiny.yaml", {**TINY, "updates": 1})
+    assert cli_main(["train", "--config", str(cfg), "--out", str(tmp_path / "r"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "done in" in out and '"opponent": "greedy"' in out
+    assert (tmp_path / "r" / "final.safetensors").is_file()
+    assert cli_main(["train", "--config", str(cfg), "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    bad = _write(tmp_path / "bad.yaml", {**TINY, "ppo": {"clip": 0}})
+    assert cli_main(["train", "--config", str(bad), "--out", str(tmp_path / "x")]) == 2
+    assert "ppo.clip must be positive" in capsys.readouterr().err
+    assert cli_main(["train", "--config", "no_such_config"]) == 2
+    assert "ppo_2p_classic" in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""``machiavelli train``: PPO self-play training from a YAML config (see :mod:`training.ppo`).
+
+``machiavelli train`` alone runs the small ``default`` config (a few minutes on two CPU cores);
+``--config`` takes a file (``configs/train/ppo_2p_classic.yaml``) or the name of a shipped config
+(``ppo_2p_classic``). Output goes to ``--out`` (default ``runs/NAME``); ``--resume`` continues a run
+from its ``checkpoint.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+#: Folder of the shipped training configs (``configs/train`` in a checkout, ``training/configs`` when installed).
+_HERE = Path(__file__).resolve().parent
+CONFIG_DIR = next((d for d in (_HERE.parent / "configs" / "train", _HERE / "configs") if d.is_dir()),
+                  _HERE.parent / "configs" / "train")
+
+
+def config_names() -> list[str]:
+    """Names of the configs in ``configs/train``."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")) if CONFIG_DIR.is_dir() else []
+
+
+def resolve_config(spec: str) -> Path:
+    """A config file from a path or a config name; ``FileNotFoundError`` naming the known configs."""
+    path = Path(spec)
+    if path.is_file():
+        return path
+    named = CONFIG_DIR / f"{spec}.yaml"
+    if path.suffix == "" and named.is_file():
+        return named
+    raise FileNotFoundError(f"no config file {spec!r} (configs in {CONFIG_DIR}: {', '.join(config_names()) or 'none'})")
+
+
+def add_train_args(p: argparse.ArgumentParser) -> None:
+    """Arguments of ``machiavelli train``."""
+    p.description = (
+        "PPO self-play training of the candidate-scoring policy against a pool of bots and past "
+        "snapshots; writes checkpoints, TensorBoard logs, evaluations with 95% intervals and a "
+        "learning-curve PNG to --out."
+    )
+    p.add_argument("--config", default="default", metavar="FILE|NAME",
+                   help="training config YAML, or a name in configs/train (default: default)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: runs/NAME)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="rollout worker processes (overrides the config; results depend on it)")
+    p.add_argument("--updates", type=int, default=None, metavar="N", help="number of PPO updates (overrides)")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="random seed (overrides the config)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Run ``machiavelli train``; bad input raises the CLI's ``UsageError``."""
+    from machiavelli_env.cli import UsageError
+
+    from .config import ConfigError, config_from_dict, load_config
+
+    try:
+        cfg = load_config(resolve_config(args.config))
+        overrides = {k: getattr(args, k) for k in ("updates", "seed") if getattr(args, k) is not None}
+        if overrides or args.workers is not None:
+            data = cfg.to_dict()
+            data.update(overrides)
+            if args.workers is not None:
+                data["rollout"]["workers"] = args.workers
+            cfg = config_from_dict(data)
+    except (ConfigError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    from .ppo import train
+
+    out = Path(args.out) if args.out else Path("runs") / cfg.name
+    try:
+        summary = train(cfg, out, resume=args.resume, progress_bar=not args.no_progress)
+    except (FileExistsError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"done in {summary['elapsed_s']:.0f} s: {summary['updates']} updates, {summary['games_trained']} games; "
+          f"weights {summary['final']}, curve {out / 'learning_curve.png'}")
+    for row in summary["final_eval"]:
+        print(json.dumps({k: row[k] for k in ("opponent", "games", "wins", "win_rate", "ci95")}))
+    return 0

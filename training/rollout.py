@@ -1,0 +1,286 @@
+"""Rollouts: many games stepped together against the opponent pool, in one or more worker processes.
+
+A :class:`RolloutWorker` keeps ``games`` games in progress. In each of them the learner sits in a
+random seat and the other seats are opponents from :mod:`training.pool`; between two learner moves
+the opponents play on (so every row of a batch is one learner decision). Per step the worker
+encodes the learner's turn in every game (:func:`agents.ppo.encode_turn`), runs the policy once on
+the whole batch (one torch thread), samples the moves, and plays them. Finished games are dealt
+again at once, with a new seat and new opponents.
+
+:class:`WorkerGroup` runs ``workers`` of them: in this process when ``workers == 1``, else one
+spawned process each (pipes carry weights in and numpy batches out). Every worker's random
+numbers come from ``SeedSequence([seed, worker, first_update])``, so a run is reproducible for a
+given seed and worker count.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.arena import evaluate
+from agents.base import DRAW, Agent, turn_from_state
+from agents.ppo import CAND_DIM, STATE_DIM, CandidatePolicy, PolicySpec, PPOAgent, encode_turn
+from agents.registry import make_agent
+from machiavelli_env import game
+from machiavelli_env.rules import Rules
+
+from . import pool
+
+
+def to_numpy(state_dict: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    """Weights as numpy arrays (to send to worker processes)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in state_dict.items()}
+
+
+def from_numpy(weights: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
+
+
+@dataclass
+class _Slot:
+    """One game in progress."""
+
+    state: game.State
+    seat: int
+    opponents: dict[int, str]
+    encoded: tuple | None = None  # the learner's encoded turn, when already computed
+
+
+class RolloutWorker:
+    """Steps ``games`` games together (see the module docstring)."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        spec: PolicySpec,
+        games: int,
+        seed: int,
+        worker: int,
+        first_update: int,
+        heuristics: dict[str, float],
+        latest: float,
+        gamma: float,
+        shaping: float,
+    ):
+        torch.set_num_threads(1)
+        self.rules, self.spec = rules, spec
+        self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(worker), int(first_update)]))
+        self.policy = CandidatePolicy(spec).eval()
+        self.heuristics, self.latest, self.gamma, self.shaping = dict(heuristics), float(latest), gamma, shaping
+        self.bots: dict[str, Agent] = {
+            name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
+        }
+        self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)))
+        self.snapshots: dict[int, PPOAgent] = {}
+        self.p_policy = 0.0
+        self.slots = [self._deal() for _ in range(games)]
+
+    # ------------------------------------------------------------------ weights and pool
+    def set_weights(self, weights: dict[str, np.ndarray]) -> None:
+        self.policy.load_state_dict(from_numpy(weights))
+
+    def sync_snapshots(self, snapshots: dict[int, dict[str, np.ndarray] | None]) -> None:
+        """Keep exactly the snapshot ids given; weights come with the ids this worker has not seen."""
+        for sid in list(self.snapshots):
+            if sid not in snapshots:
+                del self.snapshots[sid]
+        for sid, weights in snapshots.items():
+            if sid not in self.snapshots:
+                if weights is None:
+                    raise ValueError(f"snapshot {sid} is new to this worker but came without weights")
+                net = CandidatePolicy(self.spec)
+                net.load_state_dict(from_numpy(weights))
+                self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)))
+
+    def _agent(self, key: str) -> Agent:
+        if key == pool.LATEST:
+            return self.latest_agent
+        if key.startswith(pool.SNAPSHOT):
+            return self.snapshots[int(key[len(pool.SNAPSHOT):])]
+        return self.bots[key]
+
+    # ------------------------------------------------------------------ games
+    def _deal(self) -> _Slot:
+        n = self.rules.players
+        for _ in range(100):
+            state = game.new_game(self.rules, int(self.rng.integers(2**62)))
+            seat = int(self.rng.integers(n))
+            opponents = {
+                q: pool.sample_opponent(self.rng, self.heuristics, self.p_policy, self.latest, sorted(self.snapshots))
+                for q in range(n) if q != seat
+            }
+            slot = _Slot(state, seat, opponents)
+            self._advance(slot)
+            if not slot.state.done:
+                return slot
+        raise RuntimeError("100 deals in a row ended before the learner moved")
+
+    def _advance(self, slot: _Slot) -> float:
+        """Opponents move until the learner is to move or the game is over; the learner's rewards."""
+        reward = 0.0
+        s = slot.state
+        while not s.done and s.current != slot.seat:
+            q = s.current
+            action = self._agent(slot.opponents[q]).act(turn_from_state(s, q, limit=self.spec.limit))
+            s = game.step(s, action)
+            reward += float(s.rewards[slot.seat])
+        slot.state = s
+        slot.encoded = None
+        return reward
+
+    def _encode(self, slot: _Slot) -> tuple:
+        if slot.encoded is None:
+            slot.encoded = encode_turn(turn_from_state(slot.state, slot.seat, limit=self.spec.limit), self.spec)
+        return slot.encoded
+
+    def _potential(self, slot: _Slot) -> float:
+        if self.shaping <= 0 or slot.state.done:
+            return 0.0
+        return -self.shaping * float(slot.state.hands[slot.seat].sum()) / self.rules.hand_size
+
+    def _forward(self, encoded: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        states = np.stack([e[0] for e in encoded])
+        cands = np.stack([e[1] for e in encoded])
+        masks = np.stack([e[2] for e in encoded])
+        with torch.no_grad():
+            logits, values = self.policy(torch.from_numpy(states), torch.from_numpy(cands), torch.from_numpy(masks))
+        return states, cands, masks, logits.double().numpy(), values.numpy()
+
+    def collect(self, steps: int, p_policy: float) -> dict[str, Any]:
+        """Play ``steps`` learner moves in every game; the batch (arrays shaped (steps, games, ...))."""
+        self.p_policy = float(p_policy)
+        g = len(self.slots)
+        out = {
+            "states": np.zeros((steps, g, STATE_DIM), dtype=np.float32),
+            "cands": np.zeros((steps, g, self.spec.limit + 1, CAND_DIM), dtype=np.float32),
+            "masks": np.zeros((steps, g, self.spec.limit + 1), dtype=bool),
+            "actions": np.zeros((steps, g), dtype=np.int64),
+            "logprobs": np.zeros((steps, g), dtype=np.float32),
+            "values": np.zeros((steps, g), dtype=np.float32),
+            "rewards": np.zeros((steps, g), dtype=np.float32),
+            "ends": np.zeros((steps, g), dtype=np.float32),
+        }
+        episodes: list[dict[str, Any]] = []
+        for t in range(steps):
+            encoded = [self._encode(s) for s in self.slots]
+            states, cands, masks, logits, values = self._forward(encoded)
+            out["states"][t], out["cands"][t], out["masks"][t], out["values"][t] = states, cands, masks, values
+            for i, slot in enumerate(self.slots):
+                z = np.where(masks[i], logits[i], -np.inf)
+                p = np.exp(z - z.max())
+                p /= p.sum()
+                a = int(self.rng.choice(p.size, p=p))
+                out["actions"][t, i] = a
+                out["logprobs"][t, i] = float(np.log(p[a]))
+                plays = encoded[i][3]
+                action = DRAW if a == 0 else plays[a - 1]
+                phi0 = self._potential(slot)
+                slot.state = game.step(slot.state, action)
+                reward = float(slot.state.rewards[slot.seat]) + self._advance(slot)
+                reward += self.gamma * self._potential(slot) - phi0
+                out["rewards"][t, i] = reward
+                if slot.state.done:
+                    out["ends"][t, i] = 1.0
+                    st = slot.state
+                    episodes.append({
+                        "opponents": sorted({pool.kind_of(k) for k in slot.opponents.values()}),
+                        "win": int(st.winner == slot.seat),
+                        "draw": int(st.winner < 0),
+                        "turns": int(st.turn),
+                        "result": st.result,
+                    })
+                    self.slots[i] = self._deal()
+        _, _, _, _, last_values = self._forward([self._encode(s) for s in self.slots])
+        out["last_values"] = last_values.astype(np.float32)
+        out["episodes"] = episodes
+        return out
+
+    def evaluate(self, opponent: str, games: int, seed: int, sample: bool = False) -> dict[str, Any]:
+        """Seat-rotated games of the current policy (best-scoring moves, or sampled) against ``opponent``."""
+        n = self.rules.players
+        me = PPOAgent(self.policy, sample=sample, seed=seed)
+        others = [make_agent(opponent, self.rules, seed=seed + i) for i in range(1, n)]
+        res = evaluate([me, *others], self.rules, games, seed, limit=self.spec.limit)
+        a = res["agents"][0]
+        return {"games": res["games"], "wins": a["wins"], "draws": a["draws"],
+                "penalty": a["mean_penalty_points"] * res["games"]}
+
+
+# ---------------------------------------------------------------------------------------------- processes
+def _worker_main(conn: Any, kwargs: dict[str, Any]) -> None:
+    torch.set_num_threads(1)
+    try:
+        worker = RolloutWorker(**kwargs)
+        conn.send(("ok", None))
+    except Exception:
+        conn.send(("error", traceback.format_exc()))
+        return
+    while True:
+        cmd, args = conn.recv()
+        if cmd == "close":
+            break
+        try:
+            conn.send(("ok", getattr(worker, cmd)(**args)))
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+
+
+class WorkerError(RuntimeError):
+    """A rollout worker failed; the message carries its traceback."""
+
+
+class WorkerGroup:
+    """``workers`` rollout workers (in this process when ``workers == 1``); see the module docstring."""
+
+    def __init__(self, workers: int, **kwargs: Any):
+        self.n = workers
+        self.local: RolloutWorker | None = None
+        self.procs: list[Any] = []
+        self.conns: list[Any] = []
+        if workers == 1:
+            self.local = RolloutWorker(worker=0, **kwargs)
+            return
+        ctx = mp.get_context("spawn")
+        for w in range(workers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(child, {**kwargs, "worker": w}), daemon=True)
+            proc.start()
+            self.procs.append(proc)
+            self.conns.append(parent)
+        self._gather()
+
+    def _gather(self) -> list[Any]:
+        out = []
+        for conn in self.conns:
+            status, value = conn.recv()
+            if status != "ok":
+                self.close()
+                raise WorkerError(f"rollout worker failed:\n{value}")
+            out.append(value)
+        return out
+
+    def call(self, cmd: str, args: list[dict[str, Any]]) -> list[Any]:
+        """Run ``cmd`` on every worker (``args[w]`` for worker ``w``); the results in worker order."""
+        if self.local is not None:
+            return [getattr(self.local, cmd)(**args[0])]
+        for conn, a in zip(self.conns, args, strict=True):
+            conn.send((cmd, a))
+        return self._gather()
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("close", {}))
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self.conns, self.procs = [], []
