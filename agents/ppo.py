@@ -357,15 +357,22 @@ def load_checkpoint(path: str | Path) -> tuple[CandidatePolicy, dict[str, Any]]:
 
 
 def shipped_checkpoint(players: int) -> Path:
-    """Path of the checkpoint shipped for ``players`` players (classic rules)."""
+    """Path of the checkpoint shipped for ``players`` players (classic rules).
+
+    Without one for exactly that count, the nearest shipped player count is used (ties: the
+    larger): observations are seat-relative and padded to six players, so any checkpoint plays
+    any table size, though it was trained for one.
+    """
     path = CHECKPOINT_DIR / f"ppo_classic_{players}p.safetensors"
-    if not path.is_file():
-        have = sorted(p.stem for p in CHECKPOINT_DIR.glob("ppo_*.safetensors")) if CHECKPOINT_DIR.is_dir() else []
+    if path.is_file():
+        return path
+    shipped = sorted(CHECKPOINT_DIR.glob("ppo_classic_*p.safetensors")) if CHECKPOINT_DIR.is_dir() else []
+    counts = {int(p.stem.split("_")[-1][:-1]): p for p in shipped if p.stem.split("_")[-1][:-1].isdigit()}
+    if not counts:
         raise CheckpointError(
-            f"no shipped PPO checkpoint for {players} players (shipped: {', '.join(have) or 'none'}); "
-            "use ppo:PATH with a trained checkpoint"
+            f"no shipped PPO checkpoint for {players} players (shipped: none); use ppo:PATH with a trained checkpoint"
         )
-    return path
+    return counts[min(counts, key=lambda n: (abs(n - players), -n))]
 
 
 def load_ppo_agent(

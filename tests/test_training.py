@@ -184,3 +184,22 @@ def test_train_cli_runs_a_config_and_rejects_bad_input(tmp_path, capsys):
     assert "ppo.clip must be positive" in capsys.readouterr().err
     assert cli_main(["train", "--config", "no_such_config"]) == 2
     assert "ppo_2p_classic" in capsys.readouterr().err
+
+
+def test_a_retired_snapshot_keeps_playing_its_unfinished_game_but_is_not_seated_again():
+    rules = Rules.load("classic", players=3)
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    w = RolloutWorker(rules, spec, games=2, seed=1, worker=0, first_update=0, heuristics={"greedy": 1},
+                      latest=0.0, gamma=0.99, shaping=0.1)
+    weights = {k: v.detach().numpy() for k, v in w.policy.state_dict().items()}
+    w.sync_snapshots({1: weights})
+    seated = w.slots[0]
+    seated.opponents[next(iter(seated.opponents))] = f"{pool.SNAPSHOT}1"
+    w.sync_snapshots({2: weights})  # snapshot 1 leaves the pool while its game goes on
+    assert 1 in w.snapshots and w.pool_ids == [2]
+    w.collect(steps=30, p_policy=1.0)  # plays on (and finishes) games seated with snapshot 1
+    for slot in w.slots:
+        assert f"{pool.SNAPSHOT}1" not in slot.opponents.values() or slot is seated
+    w.slots = [s for s in w.slots if s is not seated]
+    w.sync_snapshots({2: None})
+    assert set(w.snapshots) == {2}

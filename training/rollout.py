@@ -78,6 +78,7 @@ class RolloutWorker:
         }
         self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)))
         self.snapshots: dict[int, PPOAgent] = {}
+        self.pool_ids: list[int] = []  # the current pool (self.snapshots may also hold retired ids in use)
         self.p_policy = 0.0
         self.slots = [self._deal() for _ in range(games)]
 
@@ -86,10 +87,18 @@ class RolloutWorker:
         self.policy.load_state_dict(from_numpy(weights))
 
     def sync_snapshots(self, snapshots: dict[int, dict[str, np.ndarray] | None]) -> None:
-        """Keep exactly the snapshot ids given; weights come with the ids this worker has not seen."""
+        """Keep the snapshot ids given, plus those still seated in an unfinished game (dropped once
+        their games end); weights come with the ids this worker has not seen."""
+        in_use = {
+            int(key[len(pool.SNAPSHOT):])
+            for slot in self.slots
+            for key in slot.opponents.values()
+            if key.startswith(pool.SNAPSHOT)
+        }
         for sid in list(self.snapshots):
-            if sid not in snapshots:
+            if sid not in snapshots and sid not in in_use:
                 del self.snapshots[sid]
+        self.pool_ids = sorted(snapshots)
         for sid, weights in snapshots.items():
             if sid not in self.snapshots:
                 if weights is None:
@@ -112,7 +121,7 @@ class RolloutWorker:
             state = game.new_game(self.rules, int(self.rng.integers(2**62)))
             seat = int(self.rng.integers(n))
             opponents = {
-                q: pool.sample_opponent(self.rng, self.heuristics, self.p_policy, self.latest, sorted(self.snapshots))
+                q: pool.sample_opponent(self.rng, self.heuristics, self.p_policy, self.latest, self.pool_ids)
                 for q in range(n) if q != seat
             }
             slot = _Slot(state, seat, opponents)
