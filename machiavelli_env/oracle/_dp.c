@@ -13,30 +13,35 @@
  * condition is checked when the rank is complete. Per-suit transitions are enumerated once and
  * cached across queries.
  *
- * Aces: low (A..K) and high (2..K, A) are plain sweeps. wrap is cyclic: a run crossing K-A is
- * split into a "head" starting at A and a "tail" ending at K; a head that closes leaves a
- * "demand" that a tail must consume when it starts (later), which keeps the joined run at most
- * 13 long. low_or_high and both_ends sweep A, 2..K, A: each ace copy is used at one end, and the
- * number used low is carried per suit (runs started at A low are flagged: under low_or_high they
- * may not reach A high).
+ * Aces: low (A..K) and high (2..K, A) are plain sweeps. wrap is cyclic, cut before the rank
+ * holding the fewest cards: a run crossing the cut is split into a "head" starting at the first
+ * position and a "tail" ending at the last; a head that closes leaves a "demand" that a tail must
+ * consume when it starts (later), which keeps the joined run at most 13 long. low_or_high and
+ * both_ends sweep A, 2..K, A: each ace copy is used at one end, and the number used low is carried
+ * per suit (runs started at A low are flagged: under low_or_high they may not reach A high).
  *
  * Jokers are placed at positions (a joker in a run stands at a rank position). Exact symmetry
  * reduction ("normalisation", off when opening points are asked for, since it moves what a joker
  * stands for): a run never starts with a joker unless it reaches the last position, because the
  * leading joker can move to the position after the run's end. So joker-started runs carry a
- * "must reach the end" flag, tails (the first part of a crossing run) never start with a joker,
- * and a joker-started head may not close as an ordinary run.
+ * "must reach the end" flag (none under wrap, where the joker can always move), tails (the first
+ * part of a crossing run) never start with a joker, and a joker-started head may not close as an
+ * ordinary run.
  *
  * Searches (all exact):
- *  - forward: breadth-first over the stages with a hash table per stage, dominance pruning
- *    between states that differ in one suit, and a look-ahead that drops states whose open short
- *    runs cannot be continued; used while the number of states stays under a budget;
- *  - backward: with the forward graph kept, the best completion of every state, giving in one
- *    pass the best play containing each card (best_by_card);
- *  - depth-first branch and bound with a memo of exact values and upper bounds (fail-soft),
- *    bounded by a per-suit relaxation (each suit alone, groups allowed wherever the rank could
- *    form one, jokers unrestricted); used for large positions, where it finds a play matching
- *    the bound quickly and stops.
+ *  - forward: breadth-first over the stages with a hash table per stage; stages that change
+ *    nothing are skipped, states whose open short runs cannot be continued are never created,
+ *    and at position boundaries states dominated by one differing in a single suit are dropped;
+ *  - backward: with the forward graph kept (no dominance pruning), the best completion of every
+ *    state, giving in one pass the best play containing each card (by_card);
+ *  - depth-first branch and bound with a memo of exact values and upper bounds (fail-soft,
+ *    asking for the bound, then for each smaller bound proven), bounded by a per-suit relaxation
+ *    (each suit alone with the jokers still free, groups allowed wherever the rank could form one)
+ *    and by whether the rank's groups can still be completed; children with the most cards sent
+ *    to groups go first, which on crowded tables finds a play matching the bound at once.
+ * solve() alternates a forward pass and a depth-first probe with budgets growing tenfold (crowded
+ * tables and jokers start with the probe; the memo is kept between probes) until one finishes;
+ * set_params() exposes the budgets and switches for tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -531,6 +536,7 @@ typedef struct {
     uint8_t lo[NT], hi[NT];
     int32_t w[NT];
     int need_group, min_open, loJ, hiJ, np, nst, norm, wJ;
+    int lam; /* price of a joker in the per-suit relaxation (a Lagrange multiplier) */
     Pos P[MAXPOS];
     Stage S[MAXST];
     int8_t bnd[MAXST + 1][4];   /* boundary (position index, -1 = start) of each suit before stage st */
@@ -718,17 +724,22 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
         if (!look_ok(q, p, s, &ss_arr[t->new_id], javl)) continue;
         int nS = S + t->g, nM = M > t->g ? M : t->g;
         if (nS > 15) continue;
+        int settle = 0; /* the last suit settles the groups when no joker can join them */
         if (nS && s < 3) {
             int most = nS + q->rest_hi[p][s] + javl;
             if (most < 3 || most < 3 * nM) continue;
-        } else if (nS && s == 3 && (flags & F_NOGROUP)) {
-            continue;
+        } else if (s == 3 && (flags & F_NOGROUP)) {
+            if (nS) continue;
+            settle = 1;
+        } else if (s == 3 && javl == 0) {
+            if (nS && !group_feasible(nS, nM, 0)) continue;
+            settle = 1;
         }
         int nop = op + (t->x + t->jr) * rv;
         if (nop > q->min_open) nop = q->min_open;
         uint64_t nk0 = k0, nk1 = K1(nJ, gf, nop, nS, nM) | K1_IDS(k1);
-        /* with no group stage at this position, the last suit settles S (which is then 0) */
-        if (s == 3 && (flags & F_NOGROUP)) nk1 = K1(nJ, gf, nop, 0, 0) | K1_IDS(k1);
+        /* then the group stage has nothing left to do (jokers in groups: 0) */
+        if (settle) nk1 = K1(nJ, gf | (nS > 0), nop, 0, 0) | K1_IDS(k1);
         set_sid(&nk0, &nk1, s, t->new_id);
         int hk = 0;
         const SuitState *ns = &ss_arr[t->new_id];
@@ -765,8 +776,9 @@ static int g_prune = 1;
 static long g_budget = 5000;
 static long g_probe = 10000;
 static long g_budget2 = 2000000;
-static long g_memo_limit = 8000000;
+static long g_memo_limit = 4000000;
 static int g_force = 0; /* testing: 1 forward only, 2 depth-first only */
+static long g_crowd = 40; /* tables this large (or jokers) start with the depth-first probe; -1: never */
 static int g_norm = 1;  /* testing: 0 turns the joker normalisation off */
 static long dfs_expansions = 0, dfs_limit = 0;
 
@@ -1083,11 +1095,13 @@ static int us_reserve(void) {
 }
 
 /* us_err: declared above run_forward */
-static int g_usj = 1; /* the relaxation counts the jokers still available (else: all of them) */
+static int g_usj = 1;    /* the relaxation counts the jokers still available (else: all of them) */
+static int g_lambda = 0; /* 1: choose a joker price for the relaxation (measured: no gain) */
 static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
     if (p == q->np - 1) return ss_arr[sid].final_ok ? 0 : NEG;
     if (!g_usj) jav = q->hiJ;
-    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27) |
+                   ((uint64_t)q->lam << 32);
     if (us_reserve() < 0) { us_err = -1; return NEG; }
     size_t h = mix64(key) & (us_cap - 1);
     while (us_stamp[h] == us_cur) {
@@ -1105,7 +1119,7 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
             int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
             if (v <= NEG) continue;
-            v += trans_value(q, pp, s, al, &t) - q->wJ * t.jr;
+            v += trans_value(q, pp, s, al, &t) - (q->wJ + q->lam) * t.jr;
             if (v > best) best = v;
         }
     }
@@ -1174,7 +1188,7 @@ static int group_reach(int S, int M, const int *mask, int s0, int jav) {
 /* upper bound on what state (k0, k1) before stage st can still add (NEG: no completion) */
 static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
     int jav = q->hiJ - K1_J(k1);
-    int32_t u = q->wJ * jav;
+    int32_t u = (q->wJ + q->lam) * jav;
     for (int s = 0; s < 4; s++) {
         int32_t v = us_get(q, s, q->bnd[st][s], SID(k0, k1, s), jav);
         if (v <= NEG) return NEG;
@@ -1202,7 +1216,6 @@ static size_t me_n = 0, me_cap = 0;
 static int32_t *mt = NULL;
 static size_t mt_cap = 0;
 static int dfs_err = 0;
-static long dbg_nochild[MAXST + 1], dbg_allneg[MAXST + 1];
 
 static int memo_reserve(void) {
     if (mt_cap && (me_n + 1) * 2 <= mt_cap) return 0;
@@ -1299,8 +1312,6 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         c->bound = ub <= NEG ? NEG : c->w + ub;
     }
     qsort(succ_buf + base, end - base, sizeof(Succ), cmp_bound_desc);
-    if (end == base) dbg_nochild[st]++;
-    else if (succ_buf[base].bound <= NEG) dbg_allneg[st]++;
     int32_t best = NEG, bestk = -1, ubrest = NEG;
     for (size_t kk = base; kk < end; kk++) {
         Succ c = succ_buf[kk];
@@ -1590,6 +1601,31 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
     return 1;
 }
 
+/* The joker price of the relaxation: the candidate giving the smallest bound at the start (any
+ * price >= 0 gives a valid bound: a joker then costs its price in each suit and the price of every
+ * joker still free is added once). */
+static void choose_lambda(Query *q, uint64_t k0, uint64_t k1) {
+    q->lam = 0;
+    if (q->hiJ == 0 || !g_lambda) return;
+    int wmin = 1 << 20, wmax = 0;
+    for (int c = 0; c < JOKER; c++)
+        if (q->hi[c] > q->lo[c]) {
+            if (q->w[c] < wmin) wmin = q->w[c];
+            if (q->w[c] > wmax) wmax = q->w[c];
+        }
+    if (wmax == 0) return;
+    int cand[3] = {0, wmin, wmax}, best = 0;
+    int32_t bestb = node_bound(q, 0, k0, k1);
+    for (int i = 1; i < 3; i++) {
+        if (cand[i] == cand[i - 1] || cand[i] > 63) continue;
+        q->lam = cand[i];
+        int32_t b = node_bound(q, 0, k0, k1);
+        if (us_err) return;
+        if (b < bestb) { bestb = b; best = cand[i]; }
+    }
+    q->lam = best;
+}
+
 /* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. */
 static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     SuitState empty;
@@ -1604,11 +1640,18 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
      * the depth-first search is kept between probes), until one finishes */
     memo_reset();
     dfs_expansions = 0;
+    choose_lambda(q, k0, k1r);
+    if (us_err) return us_err;
     long bb = g_budget, dl = g_probe;
     int bfs_done = g_force == 2;
     int32_t v = NEG;
+    /* crowded tables and jokers: the depth-first probe goes first */
+    int lo_cards = 0;
+    for (int c = 0; c < NT; c++) lo_cards += q->lo[c];
+    int skip_first = g_crowd >= 0 && (q->hiJ > 0 || lo_cards >= g_crowd);
     for (;;) {
-        if (!bfs_done) {
+        if (skip_first) skip_first = 0;
+        else if (!bfs_done) {
             long b = bb >= g_budget2 ? g_budget2 : bb;
             int r = forward_best(q, b, value, path, J);
             if (r != 2) return r;
@@ -1737,6 +1780,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     q->min_open = min_open < 0 ? 0 : min_open;
     if (q->min_open > maxopen || q->min_open > OPMAX) return 4;
     q->norm = q->min_open == 0 && g_norm;
+    q->lam = 0;
     query_setup(q, ace);
     return 0;
 }
@@ -1963,70 +2007,14 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
-static PyObject *py_memo_hist(PyObject *self, PyObject *args) {
-    long cnt[MAXST + 1] = {0}, dead[MAXST + 1] = {0}, ex[MAXST + 1] = {0}, jsum[MAXST + 1] = {0};
-    for (size_t i = 0; i < me_n; i++) {
-        int st = me[i].st;
-        cnt[st]++;
-        dead[st] += me[i].ub <= NEG;
-        ex[st] += me[i].exact;
-        jsum[st] += K1_J(me[i].k1);
-    }
-    PyObject *l = PyList_New(0);
-    for (int st = 0; st <= MAXST; st++)
-        if (cnt[st]) {
-            PyObject *t = Py_BuildValue("(illlldll)", st, cnt[st], dead[st], dbg_nochild[st], dbg_allneg[st], (double)jsum[st] / cnt[st], 0L, 0L);
-            dbg_nochild[st] = dbg_allneg[st] = 0;
-            PyList_Append(l, t);
-            Py_DECREF(t);
-        }
-    return l;
-}
-
-static PyObject *py_layers(PyObject *self, PyObject *args) {
-    PyObject *l = PyList_New(0);
-    for (int st = 0; st < g_query.nst; st++) {
-        size_t a = layer_start[st + 1], b = en_n;
-        for (int k = st + 1; k <= g_query.nst; k++)
-            if (layer_start[k + 1] != a) { b = layer_start[k + 1]; break; }
-        PyObject *t = Py_BuildValue("(iiil)", g_query.S[st].p, g_query.S[st].s, skipped[st], (long)(b - a));
-        PyList_Append(l, t);
-        Py_DECREF(t);
-    }
-    return l;
-}
-
-static PyObject *py_memo_dump(PyObject *self, PyObject *args) {
-    int want, lim;
-    if (!PyArg_ParseTuple(args, "ii", &want, &lim)) return NULL;
-    PyObject *l = PyList_New(0);
-    for (size_t i = 0; i < me_n && PyList_Size(l) < lim; i++) {
-        if (me[i].st != want) continue;
-        PyObject *toks = PyList_New(0);
-        for (int s = 0; s < 4; s++) {
-            SuitState *S = &ss_arr[SID(me[i].k0, me[i].k1, s)];
-            PyObject *ts = PyList_New(0);
-            for (int k = 0; k < S->ntok; k++) {
-                uint16_t t = S->tok[k];
-                PyObject *o = Py_BuildValue("(iiiiii)", T_KIND(t), T_LEN(t), T_J(t), T_REAL(t), T_FLAG(t), T_MRE(t));
-                PyList_Append(ts, o); Py_DECREF(o);
-            }
-            PyObject *o = Py_BuildValue("(iN)", S->acelow, ts);
-            PyList_Append(toks, o); Py_DECREF(o);
-        }
-        PyObject *t = Py_BuildValue("(iiiiiiN)", me[i].ub, me[i].exact, K1_J(me[i].k1), K1_S(me[i].k1), K1_M(me[i].k1), K1_OP(me[i].k1), toks);
-        PyList_Append(l, t); Py_DECREF(t);
-    }
-    return l;
-}
-
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", NULL};
-    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj;
-    long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplp", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj))
+                            "usj", "lam", "crowd", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, lam = g_lambda;
+    long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
+         crowd = g_crowd;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplppl", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &lam, &crowd))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2038,9 +2026,11 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_norm = norm;
     g_alive = alive;
     g_usj = usj;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget, "force",
+    g_lambda = lam;
+    g_crowd = crowd;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:i,s:l}", "prune", g_prune, "budget", g_budget, "force",
                          g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2", g_budget2,
-                         "norm", g_norm, "alive", g_alive, "usj", g_usj);
+                         "norm", g_norm, "alive", g_alive, "usj", g_usj, "lam", g_lambda, "crowd", g_crowd);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -2060,9 +2050,6 @@ static PyMethodDef methods[] = {
     {"by_card", py_by_card, METH_VARARGS,
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
-    {"memo_hist", py_memo_hist, METH_NOARGS, "debug"},
-    {"memo_dump", py_memo_dump, METH_VARARGS, "debug"},
-    {"layers", py_layers, METH_NOARGS, "debug"},
     {"stats", py_stats, METH_NOARGS, "Sizes of the last search and of the caches."},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
     {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
