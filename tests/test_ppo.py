@@ -1,0 +1,168 @@
+"""The PPO agent: candidate features, the policy network, checkpoints and their errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("safetensors")
+
+from agents.arena import evaluate, play_game  # noqa: E402
+from agents.base import turn_from_state  # noqa: E402
+from agents.heuristic import RandomAgent  # noqa: E402
+from agents.ppo import (  # noqa: E402
+    CAND_DIM,
+    STATE_DIM,
+    CandidatePolicy,
+    CheckpointError,
+    PolicySpec,
+    PPOAgent,
+    encode_turn,
+    load_checkpoint,
+    load_ppo_agent,
+    save_checkpoint,
+    shipped_checkpoint,
+)
+from agents.registry import make_agent  # noqa: E402
+from machiavelli_env import game  # noqa: E402
+from machiavelli_env.cards import to_counts  # noqa: E402
+from machiavelli_env.rules import Rules  # noqa: E402
+
+SPEC = PolicySpec(limit=8, hidden=32, cand_hidden=16)
+
+
+def _policy(seed: int = 0, spec: PolicySpec = SPEC) -> CandidatePolicy:
+    torch.manual_seed(seed)
+    return CandidatePolicy(spec)
+
+
+def test_encode_turn_rows_follow_the_legal_plays():
+    s = game.new_state_from("classic", ["9H JH KH 2C", "2D 7C KC"], "10H JH QH")
+    turn = turn_from_state(s, 0, limit=SPEC.limit)
+    state, cands, mask, plays = encode_turn(turn, SPEC)
+    assert state.shape == (STATE_DIM,) and cands.shape == (SPEC.limit + 1, CAND_DIM)
+    assert [bool(m) for m in mask] == [True] + [True] * len(plays) + [False] * (SPEC.limit - len(plays))
+    # the first candidate is the max-cards play 9H JH KH: 3 cards played, 2C left, not going out
+    assert np.allclose(cands[1, :53] * 2, to_counts("9H JH KH"))
+    assert np.allclose(cands[1, 53:106] * 2, to_counts("2C"))
+    scalars = cands[1, 106:]
+    assert scalars[0] == 0 and scalars[1] == pytest.approx(3 / 13) and scalars[2] == pytest.approx(3 / 4)
+    assert scalars[3] == 0 and scalars[7] == 1
+    # the draw row keeps the whole hand
+    assert cands[0, 106] == 1 and np.allclose(cands[0, 53:106] * 2, to_counts("9H JH KH 2C"))
+    assert not cands[len(plays) + 1:].any()
+
+
+def test_encode_turn_marks_going_out_and_must_play():
+    s = game.new_state_from({"must_play_if_able": True}, ["9H", "2D 7C KC"], "10H JH QH")
+    state, cands, mask, plays = encode_turn(turn_from_state(s, 0, limit=SPEC.limit), SPEC)
+    assert len(plays) == 1 and not mask[0] and mask[1]
+    assert cands[1, 106 + 3] == 1  # goes out
+
+
+def test_lookahead_feature_is_the_playable_fraction_of_the_rest():
+    s = game.new_state_from("classic", ["9H KH 4C", "2D 7C KC"], "10H JH QH")
+    spec = PolicySpec(limit=8, hidden=8, cand_hidden=8, lookahead=True)
+    _, cands, _, plays = encode_turn(turn_from_state(s, 0, limit=8), spec)
+    names = [game.format_cards(game.from_counts(p)) for p in plays]
+    k = names.index("9H")
+    # after 9H, KH can still go onto 9H..QH; 4C cannot: half of the rest is playable
+    assert cands[k + 1, 106 + 11] == pytest.approx(0.5)
+
+
+def test_policy_masks_illegal_candidates_and_agent_plays_legal_moves():
+    policy = _policy()
+    rules = Rules.load("classic")
+    agent = PPOAgent(policy, sample=True, seed=3)
+    state = game.new_game(rules, 5)
+    for _ in range(30):
+        turn = turn_from_state(state, limit=SPEC.limit)
+        action = agent.act(turn)
+        legal = [p.tobytes() for p in turn.legal_plays] + [np.zeros(53, dtype=np.int64).tobytes()]
+        assert action.tobytes() in legal
+        state = game.step(state, action)
+        if state.done:
+            break
+    s, c, m, _ = encode_turn(turn_from_state(game.new_game(rules, 1), limit=SPEC.limit), SPEC)
+    logits, value = policy(torch.from_numpy(s)[None], torch.from_numpy(c)[None], torch.from_numpy(m)[None])
+    assert logits.shape == (1, SPEC.limit + 1) and value.shape == (1,)
+    assert (logits[0, ~torch.from_numpy(m)] < -1e8).all()
+
+
+def test_checkpoint_round_trip_gives_the_same_scores(tmp_path):
+    policy = _policy(1)
+    path = save_checkpoint(policy, tmp_path / "model", info={"note": "test"})
+    assert path.suffix == ".safetensors" and path.with_suffix(".json").is_file()
+    loaded, meta = load_checkpoint(path)
+    assert meta["info"]["note"] == "test" and loaded.spec == SPEC
+    s, c, m, _ = encode_turn(turn_from_state(game.new_game("classic", 2), limit=SPEC.limit), SPEC)
+    args = (torch.from_numpy(s)[None], torch.from_numpy(c)[None], torch.from_numpy(m)[None])
+    assert torch.equal(policy(*args)[0], loaded(*args)[0])
+    # the side file is optional: the safetensors header carries the same metadata
+    path.with_suffix(".json").unlink()
+    assert load_checkpoint(path)[0].spec == SPEC
+    agent = make_agent(f"ppo:{path}", Rules.load("classic"), seed=0)
+    assert isinstance(agent, PPOAgent) and agent.name == f"ppo:{path}"
+
+
+def test_bad_checkpoints_raise_clear_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        load_checkpoint(tmp_path / "missing.safetensors")
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"not a safetensors file at all")
+    with pytest.raises(CheckpointError, match="not a readable safetensors"):
+        load_checkpoint(junk)
+    path = save_checkpoint(_policy(), tmp_path / "m")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    meta["policy"]["hidden"] = 64
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="shape"):
+        load_checkpoint(path)
+    meta["format"] = "something-else"
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="not a machiavelli PPO checkpoint"):
+        load_checkpoint(path)
+    pickled = tmp_path / "code.pt"
+    torch.save({"model": {}, "meta": {"format": "machiavelli-ppo"}, "evil": object()}, pickled)
+    with pytest.raises(CheckpointError, match="weights-only"):
+        load_checkpoint(pickled)
+
+
+
+def test_without_an_exact_match_the_nearest_shipped_player_count_is_used(tmp_path, monkeypatch):
+    import agents.ppo as ppo_module
+
+    monkeypatch.setattr(ppo_module, "CHECKPOINT_DIR", tmp_path)
+    with pytest.raises(CheckpointError, match="no shipped PPO checkpoint for 3 players"):
+        load_ppo_agent(rules=Rules.load("classic", players=3))
+    for n in (2, 4):
+        (tmp_path / f"ppo_classic_{n}p.safetensors").write_bytes(b"")
+    assert shipped_checkpoint(3).name == "ppo_classic_4p.safetensors"
+    assert shipped_checkpoint(6).name == "ppo_classic_4p.safetensors"
+    assert shipped_checkpoint(2).name == "ppo_classic_2p.safetensors"
+
+
+def test_policy_spec_rejects_bad_values():
+    with pytest.raises(ValueError, match="limit"):
+        PolicySpec(limit=0)
+    with pytest.raises(ValueError, match="unknown policy settings: width"):
+        PolicySpec.from_dict({"width": 3})
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_shipped_checkpoint_loads_within_size_and_plays(players):
+    path = shipped_checkpoint(players)
+    assert path.stat().st_size <= 5 * 2**20
+    rules = Rules.load("classic", players=players)
+    agent = make_agent("ppo", rules, seed=0)
+    res = play_game(rules, [agent] + [RandomAgent(i) for i in range(1, players)], seed=11)
+    assert res.result in ("win", "blocked", "draw")
+
+
+def test_shipped_two_player_checkpoint_beats_random_in_a_short_series():
+    rules = Rules.load("classic")
+    res = evaluate([make_agent("ppo", rules), RandomAgent(0)], rules, games=20, seed=2024)
+    assert res["agents"][0]["win_rate"] >= 0.7
