@@ -12,8 +12,7 @@ Run it as ``machiavelli train --config configs/train/ppo_2p_classic.yaml [--out 
 4. logging (TensorBoard in ``OUT/tb``, ``OUT/train.jsonl``), a snapshot for the pool every
    ``pool.snapshot_every`` updates, a resumable checkpoint (``OUT/checkpoint.pt``) every
    ``save_every`` updates, and every ``eval.every`` updates an evaluation against each of
-   ``eval.opponents`` (seat-rotated games, 95% Wilson intervals, ``OUT/eval.jsonl``; the weights
-   evaluated are kept as ``OUT/policies/update_U.safetensors``).
+   ``eval.opponents`` (seat-rotated games, 95% Wilson intervals, ``OUT/eval.jsonl``).
 
 At the end: ``OUT/final.safetensors`` (+ ``final.json``, loadable as ``ppo:OUT/final.safetensors``),
 a final evaluation, ``OUT/learning_curve.png`` and ``OUT/summary.json``.
@@ -116,20 +115,9 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
         if init_policy.spec != spec:
             raise ValueError(f"init checkpoint {cfg.init} has architecture {init_policy.spec}, the config {spec}")
         model.load_state_dict(init_policy.state_dict())
-    bc_seconds = 0.0
-    if cfg.bc.teacher and not resume:  # optional: start from a behaviour-cloned bot
-        from .bc import behaviour_clone, collect
-
-        t_bc = time.time()
-        data = collect(rules, spec, cfg.bc.teacher, cfg.bc.games, cfg.seed)
-        fit = behaviour_clone(model, data, cfg.bc.epochs, cfg.bc.lr, cfg.seed)
-        bc_seconds = time.time() - t_bc
-        fit["seconds"] = round(bc_seconds, 1)
-        (out / "bc.json").write_text(json.dumps({"teacher": cfg.bc.teacher, "games": cfg.bc.games, **fit}) + "\n")
-        log(f"behaviour cloning of {cfg.bc.teacher}: {fit['samples']} decisions, accuracy {fit['accuracy']:.1%}")
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
     snapshots: dict[int, dict[str, torch.Tensor]] = {}
-    state = {"update": 0, "learner_steps": 0, "games": 0, "elapsed_s": bc_seconds, "next_snapshot": 0}
+    state = {"update": 0, "learner_steps": 0, "games": 0, "elapsed_s": 0.0, "next_snapshot": 0}
     if resume:
         data = torch.load(ckpt_path, map_location="cpu", weights_only=True)
         model.load_state_dict(data["model"])
@@ -165,8 +153,6 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
 
     def run_eval(update: int, games: int) -> list[dict]:
         workers.call("set_weights", [{"weights": to_numpy(model.state_dict())}] * workers.n)
-        save_checkpoint(model, out / "policies" / f"update_{update:05d}.safetensors", info={**meta["info"],
-                        "updates": update, "learner_steps": state["learner_steps"], "games_trained": state["games"]})
         rows = evaluate_policy(workers, cfg, players, games, cfg.eval.seed)
         for r in rows:
             r.update(update=update, players=players, learner_steps=state["learner_steps"], games_trained=state["games"],
@@ -282,7 +268,6 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
                 games_k = [e for e in episodes if e["opponents"] == [kind]]
                 if games_k:
                     row[f"rollout_win_rate_vs_{kind}"] = float(np.mean([e["win"] for e in games_k]))
-                    row[f"rollout_games_vs_{kind}"] = len(games_k)
             write_jsonl("train.jsonl", row)
             for k, v in row.items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "update" and v == v:
