@@ -186,6 +186,26 @@ def test_train_cli_runs_a_config_and_rejects_bad_input(tmp_path, capsys):
     assert "ppo_2p_classic" in capsys.readouterr().err
 
 
+def test_training_can_start_from_a_checkpoint_and_rejects_a_bad_one(tmp_path, capsys):
+    first = train(config_from_dict({**TINY, "updates": 1}), tmp_path / "a", progress_bar=False, log=lambda *_: None)
+    start, _ = load_checkpoint(first["final"])
+    cont = config_from_dict({**TINY, "updates": 1, "init": str(first["final"]), "ppo": {"lr": 1e-12, "minibatches": 2,
+                                                                                       "epochs": 1}})
+    second = train(cont, tmp_path / "b", progress_bar=False, log=lambda *_: None)
+    after, meta = load_checkpoint(second["final"])
+    assert meta["info"]["init"] == str(first["final"])
+    for (k, x), (_, y) in zip(start.state_dict().items(), after.state_dict().items(), strict=True):
+        assert torch.allclose(x, y, atol=1e-6), k  # a negligible learning rate: the weights are the init's
+    missing = _write(tmp_path / "missing.yaml", {**TINY, "init": str(tmp_path / "nope.safetensors")})
+    assert cli_main(["train", "--config", str(missing), "--out", str(tmp_path / "m"), "--no-progress"]) == 2
+    assert "init:" in (err := capsys.readouterr().err) and "no such checkpoint file" in err
+    assert not (tmp_path / "m").exists()  # nothing written
+    other = _write(tmp_path / "other.yaml", {**TINY, "policy": {"limit": 8, "hidden": 32, "cand_hidden": 8},
+                                             "init": str(first["final"])})
+    assert cli_main(["train", "--config", str(other), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    assert "architecture" in capsys.readouterr().err
+
+
 def test_a_retired_snapshot_keeps_playing_its_unfinished_game_but_is_not_seated_again():
     rules = Rules.load("classic", players=3)
     spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)

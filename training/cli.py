@@ -69,6 +69,8 @@ def run_train(args: argparse.Namespace) -> int:
             cfg = config_from_dict(data)
     except (ConfigError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
+    from agents.ppo import CheckpointError
+
     from .ppo import train
 
     out = Path(args.out) if args.out else Path("runs") / cfg.name
@@ -76,6 +78,8 @@ def run_train(args: argparse.Namespace) -> int:
         summary = train(cfg, out, resume=args.resume, progress_bar=not args.no_progress)
     except (FileExistsError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
+    except CheckpointError as exc:
+        raise UsageError(f"init: {exc}") from None
     print(f"done in {summary['elapsed_s']:.0f} s: {summary['updates']} updates, {summary['games_trained']} games; "
           f"weights {summary['final']}, curve {out / 'learning_curve.png'}")
     for row in summary["final_eval"]:

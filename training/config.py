@@ -95,7 +95,7 @@ class TrainConfig:
     players: int | None = None
     updates: int = 100
     save_every: int = 10
-    init: str | None = None  # a checkpoint to start from (ppo:PATH style path)
+    init: str | None = None  # a checkpoint (.safetensors, .pt or a run directory) to start from
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     policy: dict[str, Any] = field(default_factory=dict)
     ppo: PPOConfig = field(default_factory=PPOConfig)

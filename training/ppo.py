@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from agents.arena import wilson_interval
-from agents.ppo import CandidatePolicy, load_checkpoint, save_checkpoint
+from agents.ppo import CandidatePolicy, CheckpointError, load_checkpoint, save_checkpoint
 
 from .config import TrainConfig, load_config
 from .pool import self_play_prob
@@ -100,21 +100,27 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
         raise FileNotFoundError(f"--resume: no {CHECKPOINT} in {out}")
     if not resume and ckpt_path.is_file():
         raise FileExistsError(f"{out} already holds a run ({CHECKPOINT}); pass --resume or choose another --out")
+    init_weights = None
+    if cfg.init and not resume:  # checked before anything is written; a resumed run has its own weights
+        init_policy, _ = load_checkpoint(cfg.init)
+        if init_policy.spec != spec:
+            raise CheckpointError(
+                f"{cfg.init}: architecture {init_policy.spec.to_dict()} differs from the config's {spec.to_dict()}"
+            )
+        init_weights = init_policy.state_dict()
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
     np.random.seed(cfg.seed)
     (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
     meta = {"format": "machiavelli-ppo", "version": 1, "policy": spec.to_dict(),
-            "info": {"rules": rules.to_dict(), "players": players, "config": cfg.name, "seed": cfg.seed}}
+            "info": {"rules": rules.to_dict(), "players": players, "config": cfg.name, "seed": cfg.seed,
+                     "init": cfg.init}}
 
     # ------------------------------------------------------------------ model, optimizer, resume state
     model = CandidatePolicy(spec)
-    if cfg.init:
-        init_policy, init_meta = load_checkpoint(cfg.init)
-        if init_policy.spec != spec:
-            raise ValueError(f"init checkpoint {cfg.init} has architecture {init_policy.spec}, the config {spec}")
-        model.load_state_dict(init_policy.state_dict())
+    if init_weights is not None:
+        model.load_state_dict(init_weights)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
     snapshots: dict[int, dict[str, torch.Tensor]] = {}
     state = {"update": 0, "learner_steps": 0, "games": 0, "elapsed_s": 0.0, "next_snapshot": 0}
