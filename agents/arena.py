@@ -55,7 +55,8 @@ def finishing_ranks(winner: int, penalty_points: Sequence[int]) -> list[int]:
     return [sum(1 for other in keys if other < k) for k in keys]
 
 
-def _penalty_points(state: game.State) -> list[int]:
+def penalty_points(state: game.State) -> list[int]:
+    """Each seat's penalty points at the end of a game (match scores under ``match_target``)."""
     if state.rules.match_target > 0:
         return [int(x) for x in state.scores]
     return [state.hand_points(p) for p in range(state.players)]
@@ -95,7 +96,7 @@ def play_game(
         if on_step is not None:
             on_step(state, after, action)
         state = after
-    points = _penalty_points(state)
+    points = penalty_points(state)
     names = [a.name for a in agents]
     rec = None
     if record:

@@ -34,13 +34,17 @@ TINY = {
 }
 
 
-@pytest.mark.parametrize("name", ["default", "ppo_2p_classic", "ppo_4p_classic", "ppo_4p_jokers", "ppo_6p_three_decks"])
+@pytest.mark.parametrize(
+    "name",
+    ["default", "ppo_2p_classic", "ppo_4p_classic", "ppo_4p_classic_placement", "ppo_4p_jokers", "ppo_6p_three_decks"],
+)
 def test_shipped_training_configs_load(name):
     assert name in config_names()
     cfg = load_config(CONFIG_DIR / f"{name}.yaml")
     rules = cfg.load_rules()
     assert cfg.batch_size % cfg.ppo.minibatches == 0
-    expected = {"ppo_4p_classic": 4, "ppo_4p_jokers": 4, "ppo_6p_three_decks": 6}.get(name, 2)
+    four = ("ppo_4p_classic", "ppo_4p_classic_placement", "ppo_4p_jokers")
+    expected = 4 if name in four else 6 if name == "ppo_6p_three_decks" else 2
     assert rules.players == expected
     if name == "ppo_4p_jokers":
         assert rules.jokers > 0
@@ -58,6 +62,7 @@ def test_shipped_training_configs_load(name):
         ({"rollout": {"workers": 1, "games": 3, "steps": 1}, "ppo": {"minibatches": 2}}, "must divide the batch"),
         ({"pool": {"heuristics": {"wizard": 1}}}, "unknown bot 'wizard'"),
         ({"pool": {"self_play": [0.1]}}, "pool.self_play"),
+        ({"ppo": {"reward": "score"}}, "ppo.reward must be one of env, placement"),
         ({"eval": {"opponents": ["ppo"]}}, "unknown bot 'ppo'"),
         ({"policy": {"limit": 0}}, "policy: policy limit"),
         ({"rules": "no_such_preset"}, "rules:"),
@@ -121,6 +126,36 @@ def test_rollout_batch_holds_learner_decisions_only(players):
     for slot in w.slots:
         assert slot.state.current == slot.seat and not slot.state.done
         assert len(slot.opponents) == players - 1
+
+
+def test_placement_reward_ranks_the_winner_then_fewest_penalty_points():
+    from dataclasses import replace
+
+    from machiavelli_env import game
+    from training.rollout import placement_reward
+
+    base = game.new_game(Rules.load("classic", players=4), seed=5)
+    # seat 2 wins; seat 0 holds the fewest points of the losers, seats 1 and 3 tie
+    hands = np.zeros_like(base.hands)
+    hands[0, 2] = 1  # 3S: 3 points
+    hands[1, 1], hands[3, 1] = 2, 2  # 2S twice: 4 points each
+    done = replace(base, hands=hands, done=True, winner=2)
+    assert [placement_reward(done, s) for s in range(4)] == pytest.approx([1 - 2 / 3, -1 / 3, 1.0, -1 / 3])
+    assert placement_reward(replace(done, truncated=True), 2) == 0.0
+    two = replace(game.new_game(Rules.load("classic"), seed=5), done=True, winner=1)
+    assert [placement_reward(two, s) for s in range(2)] == [-1.0, 1.0]  # two players: win_loss
+
+
+def test_rollouts_with_the_placement_reward_pay_only_at_the_end_of_a_game():
+    rules = Rules.load("classic", players=3)
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    w = RolloutWorker(rules, spec, games=4, seed=2, worker=0, first_update=0, heuristics={"greedy": 1},
+                      latest=0.5, gamma=0.99, shaping=0.0, reward="placement")
+    out = w.collect(steps=60, p_policy=0.0)
+    ends = out["ends"].astype(bool)
+    assert ends.any()
+    assert (out["rewards"][~ends] == 0).all()
+    assert set(np.round(out["rewards"][ends], 6)) <= {1.0, 0.0, -1.0}
 
 
 def _write(path: Path, data: dict) -> Path:

@@ -26,6 +26,7 @@ from agents.registry import AGENT_NAMES
 from machiavelli_env.rules import Rules, RulesError
 
 HEURISTICS = tuple(n for n in AGENT_NAMES if n not in ("human", "ppo"))
+REWARDS = ("env", "placement")  # ppo.reward: the terminal reward the learner is trained on
 
 
 class ConfigError(ValueError):
@@ -59,6 +60,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: float | None = 0.05
     shaping: float = 0.0  # potential-based reward shaping on the learner's hand size (0: off)
+    reward: str = "env"  # "env": the rules' reward; "placement": by finishing place (see training.rollout)
 
 
 @dataclass
@@ -146,6 +148,8 @@ class TrainConfig:
         for name in ("gamma", "gae_lambda"):
             if not 0 <= getattr(p, name) <= 1:
                 raise ConfigError(f"ppo.{name} must be in [0, 1], got {getattr(p, name)!r}")
+        if p.reward not in REWARDS:
+            raise ConfigError(f"ppo.reward must be one of {', '.join(REWARDS)}, got {p.reward!r}")
         for name in ("ent_coef", "vf_coef", "shaping"):
             if getattr(p, name) < 0:
                 raise ConfigError(f"ppo.{name} must be non-negative, got {getattr(p, name)!r}")

@@ -143,7 +143,7 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
     workers = WorkerGroup(
         cfg.rollout.workers, rules=rules, spec=spec, games=cfg.rollout.games, seed=cfg.seed,
         first_update=state["update"], heuristics=cfg.pool.heuristics, latest=cfg.pool.latest,
-        gamma=cfg.ppo.gamma, shaping=cfg.ppo.shaping,
+        gamma=cfg.ppo.gamma, shaping=cfg.ppo.shaping, reward=cfg.ppo.reward,
     )
     pbar = None
     if progress_bar:

@@ -11,6 +11,11 @@ again at once, with a new seat and new opponents.
 spawned process each (pipes carry weights in and numpy batches out). Every worker's random
 numbers come from ``SeedSequence([seed, worker, first_update])``, so a run is reproducible for a
 given seed and worker count.
+
+Rewards: the engine's (the rules' ``reward``), or with ``placement`` a reward for the learner's
+finishing place at the end of each game: the winner first, the others by fewest penalty points
+(:func:`agents.arena.finishing_ranks`, the order the league rates), worth ``1 - 2 * rank / (n - 1)``
+(+1 first, -1 last; equal with two players to ``win_loss``); 0 when the game is truncated.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.arena import evaluate
+from agents.arena import evaluate, finishing_ranks, penalty_points
 from agents.base import DRAW, Agent, turn_from_state
 from agents.ppo import CAND_DIM, STATE_DIM, CandidatePolicy, PolicySpec, PPOAgent, encode_turn
 from agents.registry import make_agent
@@ -52,6 +57,14 @@ class _Slot:
     encoded: tuple | None = None  # the learner's encoded turn, when already computed
 
 
+def placement_reward(state: game.State, seat: int) -> float:
+    """The ``placement`` reward of ``seat`` in a finished game (see the module docstring)."""
+    if state.truncated:
+        return 0.0
+    ranks = finishing_ranks(state.winner, penalty_points(state))
+    return 1.0 - 2.0 * ranks[seat] / (state.players - 1)
+
+
 class RolloutWorker:
     """Steps ``games`` games together (see the module docstring)."""
 
@@ -67,12 +80,14 @@ class RolloutWorker:
         latest: float,
         gamma: float,
         shaping: float,
+        reward: str = "env",
     ):
         torch.set_num_threads(1)
         self.rules, self.spec = rules, spec
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(worker), int(first_update)]))
         self.policy = CandidatePolicy(spec).eval()
         self.heuristics, self.latest, self.gamma, self.shaping = dict(heuristics), float(latest), gamma, shaping
+        self.placement = reward == "placement"
         self.bots: dict[str, Agent] = {
             name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
         }
@@ -192,6 +207,8 @@ class RolloutWorker:
                 phi0 = self._potential(slot)
                 slot.state = game.step(slot.state, action)
                 reward = float(slot.state.rewards[slot.seat]) + self._advance(slot)
+                if self.placement:
+                    reward = placement_reward(slot.state, slot.seat) if slot.state.done else 0.0
                 reward += self.gamma * self._potential(slot) - phi0
                 out["rewards"][t, i] = reward
                 if slot.state.done:
