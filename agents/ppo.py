@@ -19,6 +19,11 @@ Features (:func:`encode_turn`, numpy only):
   oracle's list ``/ limit``, help cards used ``/ 4``, and (with ``lookahead``) the fraction of the
   cards left that the oracle could lay down on the table after this play (``0`` without it).
 
+Winning moves (``take_wins``, on by default): a play that empties the hand ends the game with a
+win, the highest return under the ``win_loss`` and ``placement`` rewards, so when the candidates
+hold one, the mask keeps only such plays (drawing and every other candidate are masked out). The policy is then certain
+of that move, in training as in play; the network decides every other move.
+
 Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candidate -> MLP -> c``
 (``cand_hidden``), ``score_i = MLP([s, c_i])``, ``value = MLP(s)``.
 
@@ -82,14 +87,16 @@ class PolicySpec:
     hidden: int = 256
     cand_hidden: int = 128
     lookahead: bool = False
+    take_wins: bool = True  # a play that empties the hand wins at once: it is then the only candidate
 
     def __post_init__(self) -> None:
         for name in ("limit", "hidden", "cand_hidden"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"policy {name} must be a positive integer, got {v!r}")
-        if not isinstance(self.lookahead, bool):
-            raise ValueError(f"policy lookahead must be true or false, got {self.lookahead!r}")
+        for name in ("lookahead", "take_wins"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"policy {name} must be true or false, got {getattr(self, name)!r}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PolicySpec:
@@ -179,6 +186,9 @@ def encode_turn(turn: Turn, spec: PolicySpec) -> tuple[np.ndarray, np.ndarray, n
         if spec.lookahead:
             cands[rows, s0 + 11] = _lookahead(turn, P, hand - from_hand, norm)
         mask[1:k + 1] = True
+        if spec.take_wins and (left == 0).any():
+            mask[:] = False
+            mask[1:k + 1] = left == 0
     return state, cands, mask, list(plays)
 
 

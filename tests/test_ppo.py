@@ -63,6 +63,18 @@ def test_encode_turn_marks_going_out_and_must_play():
     assert cands[1, 106 + 3] == 1  # goes out
 
 
+def test_a_winning_play_is_the_only_candidate_left_unless_take_wins_is_off():
+    s = game.new_state_from("classic", ["9H 10H", "2D 7C KC"], "JH QH KH")
+    turn = turn_from_state(s, 0, limit=SPEC.limit)
+    _, cands, mask, plays = encode_turn(turn, SPEC)
+    wins = [i + 1 for i, p in enumerate(plays) if p.sum() == 2]
+    assert wins and len(plays) > len(wins)  # 10H alone is legal too
+    assert mask.nonzero()[0].tolist() == wins and (cands[wins, 106 + 3] == 1).all()
+    _, _, free, _ = encode_turn(turn, PolicySpec(limit=8, hidden=32, cand_hidden=16, take_wins=False))
+    assert free[0] and free[1:len(plays) + 1].all()
+    assert (PPOAgent(_policy()).act(turn) == plays[wins[0] - 1]).all()
+
+
 def test_lookahead_feature_is_the_playable_fraction_of_the_rest():
     s = game.new_state_from("classic", ["9H KH 4C", "2D 7C KC"], "10H JH QH")
     spec = PolicySpec(limit=8, hidden=8, cand_hidden=8, lookahead=True)
