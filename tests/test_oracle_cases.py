@@ -106,3 +106,21 @@ def test_ilp_backend_agrees_with_the_known_answers(case: dict) -> None:
     if res is not None:
         assert res.size == 0 and res.value == 0
         assert_partition(res.melds, total, rules)
+
+
+def test_depth_first_answers_do_not_depend_on_the_previous_queries() -> None:
+    """The depth-first memo is cleared between queries (by a generation stamp): interleaved and
+    repeated queries, each after a different predecessor, give the known optima."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    cases = [c for c in _RAW if c["id"] not in HEAVY][::9][:30]
+    saved = _dp.set_params()
+    _dp.set_params(force=2)
+    try:
+        for order in (cases, cases[::-1], cases[::2] + cases[1::2]):
+            for c in order:
+                rules, table, hand, _ = _case(c)
+                play = best_play(table, hand, rules, "cards")
+                assert play.value == c["max_cards"], c["id"]
+    finally:
+        _dp.set_params(**saved)

@@ -1213,32 +1213,36 @@ static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
 typedef struct { uint64_t k0, k1; int32_t ub, best; int16_t st; int8_t exact, pad; } MEntry;
 static MEntry *me = NULL;
 static size_t me_n = 0, me_cap = 0;
-static int32_t *mt = NULL;
+/* memo hash table: slot h is in use when mt[h].stamp == mt_cur, so that a new query clears the
+ * table by bumping mt_cur instead of rewriting it (it may hold a million slots) */
+typedef struct { int32_t idx; uint32_t stamp; } MSlot;
+static MSlot *mt = NULL;
+static uint32_t mt_cur = 1;
 static size_t mt_cap = 0;
 static int dfs_err = 0;
 
 static int memo_reserve(void) {
     if (mt_cap && (me_n + 1) * 2 <= mt_cap) return 0;
     size_t nc = mt_cap ? mt_cap * 2 : 1 << 14;
-    int32_t *t = malloc(nc * sizeof(int32_t));
+    MSlot *t = calloc(nc, sizeof(MSlot));
     if (!t) return -1;
-    for (size_t i = 0; i < nc; i++) t[i] = -1;
     for (size_t i = 0; i < me_n; i++) {
         size_t h = mix64(me[i].k0 ^ mix64(me[i].k1 ^ ((uint64_t)me[i].st << 24))) & (nc - 1);
-        while (t[h] >= 0) h = (h + 1) & (nc - 1);
-        t[h] = (int32_t)i;
+        while (t[h].stamp) h = (h + 1) & (nc - 1);
+        t[h] = (MSlot){(int32_t)i, 1};
     }
     free(mt);
     mt = t;
+    mt_cur = 1;
     mt_cap = nc;
     return 0;
 }
 /* index of the memo entry of (st, k0, k1), or -1 */
 static int32_t memo_find(int st, uint64_t k0, uint64_t k1, size_t *slot) {
     size_t h = mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24))) & (mt_cap - 1);
-    while (mt[h] >= 0) {
-        MEntry *m = &me[mt[h]];
-        if (m->k0 == k0 && m->k1 == k1 && m->st == st) return mt[h];
+    while (mt[h].stamp == mt_cur) {
+        MEntry *m = &me[mt[h].idx];
+        if (m->k0 == k0 && m->k1 == k1 && m->st == st) return mt[h].idx;
         h = (h + 1) & (mt_cap - 1);
     }
     *slot = h;
@@ -1289,7 +1293,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         }
         idx = (int32_t)me_n++;
         me[idx] = (MEntry){k0, k1, ub, -1, (int16_t)st, 0, 0};
-        mt[slot] = idx;
+        mt[slot] = (MSlot){idx, mt_cur};
         last_nodes++;
     }
     if (me[idx].exact || me[idx].ub < need || me[idx].ub <= NEG) return me[idx].ub;
@@ -1568,8 +1572,13 @@ static void reset_caches(void) {
 static void memo_reset(void) {
     me_n = 0;
     if (mt) {
-        if (mt_cap > (1 << 20)) { free(mt); mt = NULL; mt_cap = 0; free(me); me = NULL; me_cap = 0; }
-        else for (size_t i = 0; i < mt_cap; i++) mt[i] = -1;
+        if (mt_cap > (1 << 20)) {
+            free(mt); mt = NULL; mt_cap = 0;
+            free(me); me = NULL; me_cap = 0;
+        } else if (++mt_cur == 0) { /* the stamps wrapped: clear them once */
+            memset(mt, 0, mt_cap * sizeof(MSlot));
+            mt_cur = 1;
+        }
     }
 }
 
