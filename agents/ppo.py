@@ -20,9 +20,11 @@ Features (:func:`encode_turn`, numpy only):
   cards left that the oracle could lay down on the table after this play (``0`` without it).
 
 Winning moves (``take_wins``, on by default): a play that empties the hand ends the game with a
-win, the highest return under the ``win_loss`` and ``placement`` rewards, so when the candidates
-hold one, the mask keeps only such plays (drawing and every other candidate are masked out). The policy is then certain
-of that move, in training as in play; the network decides every other move.
+win, the highest return under the ``win_loss`` and ``placement`` rewards, so when the agent plays
+(evaluation, leagues, ``machiavelli eval``) and the candidates hold one, the mask keeps only such
+plays. It is a rule applied at decision time on top of the learned policy: training rollouts
+(:mod:`training.rollout`) sample the learner and its policy opponents from the unmasked policy, so
+runs made before the rule existed reproduce exactly.
 
 Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candidate -> MLP -> c``
 (``cand_hidden``), ``score_i = MLP([s, c_i])``, ``value = MLP(s)``.
@@ -129,11 +131,15 @@ def _rules_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return 1.0 / copies, pts
 
 
-def encode_turn(turn: Turn, spec: PolicySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+def encode_turn(
+    turn: Turn, spec: PolicySpec, *, take_wins: bool | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """Features of a turn: ``(state (STATE_DIM,), candidates (limit + 1, CAND_DIM), mask (limit + 1,), plays)``.
 
     Row 0 of the candidates is drawing (allowed when ``turn.draw_allowed``); row ``i >= 1`` is
-    ``plays[i - 1]``; rows past the plays are zero and masked out. See the module docstring.
+    ``plays[i - 1]``; rows past the plays are zero and masked out. ``take_wins`` (default:
+    ``spec.take_wins``) keeps only the winning plays in the mask when there are any. See the
+    module docstring.
     """
     k_max = spec.limit
     plays = turn.legal_plays_up_to(k_max)[:k_max]
@@ -186,7 +192,7 @@ def encode_turn(turn: Turn, spec: PolicySpec) -> tuple[np.ndarray, np.ndarray, n
         if spec.lookahead:
             cands[rows, s0 + 11] = _lookahead(turn, P, hand - from_hand, norm)
         mask[1:k + 1] = True
-        if spec.take_wins and (left == 0).any():
+        if (spec.take_wins if take_wins is None else take_wins) and (left == 0).any():
             mask[:] = False
             mask[1:k + 1] = left == 0
     return state, cands, mask, list(plays)
@@ -248,10 +254,13 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, policy: CandidatePolicy, *, sample: bool = False, seed: int | None = None):
+    def __init__(
+        self, policy: CandidatePolicy, *, sample: bool = False, seed: int | None = None, take_wins: bool | None = None
+    ):
         self.policy = policy.eval()
         self.spec = policy.spec
         self.sample = bool(sample)
+        self.take_wins = take_wins  # None: the policy's spec decides
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -259,7 +268,7 @@ class PPOAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
-        state, cands, mask, plays = encode_turn(turn, self.spec)
+        state, cands, mask, plays = encode_turn(turn, self.spec, take_wins=self.take_wins)
         with torch.no_grad():
             logits, _ = self.policy(
                 torch.from_numpy(state)[None], torch.from_numpy(cands)[None], torch.from_numpy(mask)[None]

@@ -129,6 +129,23 @@ def test_rollout_batch_holds_learner_decisions_only(players):
         assert len(slot.opponents) == players - 1
 
 
+def test_rollouts_sample_the_unmasked_policy_even_when_a_win_is_on_offer():
+    from machiavelli_env import game
+
+    rules = Rules.load("classic")
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    w = RolloutWorker(rules, spec, games=1, seed=4, worker=0, first_update=0, heuristics={"greedy": 1},
+                      latest=0.5, gamma=0.99, shaping=0.0)
+    slot = w.slots[0]
+    hands = ["2D 7C KC", "2D 7C KC"]
+    hands[slot.seat] = "9H 10H"
+    slot.state = game.new_state_from("classic", hands, "JH QH KH", current=slot.seat)
+    slot.encoded = None
+    _, _, mask, plays = w._encode(slot)
+    assert mask[0] and mask[1:len(plays) + 1].all()  # drawing and the smaller play stay allowed
+    assert not w.latest_agent.take_wins
+
+
 def test_placement_reward_ranks_the_winner_then_fewest_penalty_points():
     from dataclasses import replace
 

@@ -91,7 +91,8 @@ class RolloutWorker:
         self.bots: dict[str, Agent] = {
             name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
         }
-        self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)))
+        # opponents and the learner sample the unmasked policy (take_wins is a decision-time rule)
+        self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)), take_wins=False)
         self.snapshots: dict[int, PPOAgent] = {}
         self.pool_ids: list[int] = []  # the current pool (self.snapshots may also hold retired ids in use)
         self.p_policy = 0.0
@@ -120,7 +121,7 @@ class RolloutWorker:
                     raise ValueError(f"snapshot {sid} is new to this worker but came without weights")
                 net = CandidatePolicy(self.spec)
                 net.load_state_dict(from_numpy(weights))
-                self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)))
+                self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)), take_wins=False)
 
     def _agent(self, key: str) -> Agent:
         if key == pool.LATEST:
@@ -160,7 +161,8 @@ class RolloutWorker:
 
     def _encode(self, slot: _Slot) -> tuple:
         if slot.encoded is None:
-            slot.encoded = encode_turn(turn_from_state(slot.state, slot.seat, limit=self.spec.limit), self.spec)
+            turn = turn_from_state(slot.state, slot.seat, limit=self.spec.limit)
+            slot.encoded = encode_turn(turn, self.spec, take_wins=False)
         return slot.encoded
 
     def _potential(self, slot: _Slot) -> float:
