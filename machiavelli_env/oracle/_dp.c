@@ -536,7 +536,6 @@ typedef struct {
     uint8_t lo[NT], hi[NT];
     int32_t w[NT];
     int need_group, min_open, loJ, hiJ, np, nst, norm, wJ;
-    int lam; /* price of a joker in the per-suit relaxation (a Lagrange multiplier) */
     Pos P[MAXPOS];
     Stage S[MAXST];
     int8_t bnd[MAXST + 1][4];   /* boundary (position index, -1 = start) of each suit before stage st */
@@ -1095,13 +1094,11 @@ static int us_reserve(void) {
 }
 
 /* us_err: declared above run_forward */
-static int g_usj = 1;    /* the relaxation counts the jokers still available (else: all of them) */
-static int g_lambda = 0; /* 1: choose a joker price for the relaxation (measured: no gain) */
+static int g_usj = 1; /* the relaxation counts the jokers still available (else: all of them) */
 static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
     if (p == q->np - 1) return ss_arr[sid].final_ok ? 0 : NEG;
     if (!g_usj) jav = q->hiJ;
-    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27) |
-                   ((uint64_t)q->lam << 32);
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
     if (us_reserve() < 0) { us_err = -1; return NEG; }
     size_t h = mix64(key) & (us_cap - 1);
     while (us_stamp[h] == us_cur) {
@@ -1119,7 +1116,7 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
             int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
             if (v <= NEG) continue;
-            v += trans_value(q, pp, s, al, &t) - (q->wJ + q->lam) * t.jr;
+            v += trans_value(q, pp, s, al, &t) - q->wJ * t.jr;
             if (v > best) best = v;
         }
     }
@@ -1188,7 +1185,7 @@ static int group_reach(int S, int M, const int *mask, int s0, int jav) {
 /* upper bound on what state (k0, k1) before stage st can still add (NEG: no completion) */
 static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
     int jav = q->hiJ - K1_J(k1);
-    int32_t u = (q->wJ + q->lam) * jav;
+    int32_t u = q->wJ * jav;
     for (int s = 0; s < 4; s++) {
         int32_t v = us_get(q, s, q->bnd[st][s], SID(k0, k1, s), jav);
         if (v <= NEG) return NEG;
@@ -1613,28 +1610,6 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
 /* The joker price of the relaxation: the candidate giving the smallest bound at the start (any
  * price >= 0 gives a valid bound: a joker then costs its price in each suit and the price of every
  * joker still free is added once). */
-static void choose_lambda(Query *q, uint64_t k0, uint64_t k1) {
-    q->lam = 0;
-    if (q->hiJ == 0 || !g_lambda) return;
-    int wmin = 1 << 20, wmax = 0;
-    for (int c = 0; c < JOKER; c++)
-        if (q->hi[c] > q->lo[c]) {
-            if (q->w[c] < wmin) wmin = q->w[c];
-            if (q->w[c] > wmax) wmax = q->w[c];
-        }
-    if (wmax == 0) return;
-    int cand[3] = {0, wmin, wmax}, best = 0;
-    int32_t bestb = node_bound(q, 0, k0, k1);
-    for (int i = 1; i < 3; i++) {
-        if (cand[i] == cand[i - 1] || cand[i] > 63) continue;
-        q->lam = cand[i];
-        int32_t b = node_bound(q, 0, k0, k1);
-        if (us_err) return;
-        if (b < bestb) { bestb = b; best = cand[i]; }
-    }
-    q->lam = best;
-}
-
 /* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. */
 static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     SuitState empty;
@@ -1649,8 +1624,6 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
      * the depth-first search is kept between probes), until one finishes */
     memo_reset();
     dfs_expansions = 0;
-    choose_lambda(q, k0, k1r);
-    if (us_err) return us_err;
     long bb = g_budget, dl = g_probe;
     int bfs_done = g_force == 2;
     int32_t v = NEG;
@@ -1789,7 +1762,6 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     q->min_open = min_open < 0 ? 0 : min_open;
     if (q->min_open > maxopen || q->min_open > OPMAX) return 4;
     q->norm = q->min_open == 0 && g_norm;
-    q->lam = 0;
     query_setup(q, ace);
     return 0;
 }
@@ -2018,12 +1990,12 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "lam", "crowd", NULL};
-    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, lam = g_lambda;
+                            "usj", "crowd", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplppl", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj, &lam, &crowd))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplpl", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2035,11 +2007,10 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_norm = norm;
     g_alive = alive;
     g_usj = usj;
-    g_lambda = lam;
     g_crowd = crowd;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:i,s:l}", "prune", g_prune, "budget", g_budget, "force",
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l}", "prune", g_prune, "budget", g_budget, "force",
                          g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2", g_budget2,
-                         "norm", g_norm, "alive", g_alive, "usj", g_usj, "lam", g_lambda, "crowd", g_crowd);
+                         "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
