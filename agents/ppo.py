@@ -40,6 +40,7 @@ Training checkpoints (``checkpoint.pt``, written by ``training.ppo``) load with
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -385,8 +386,8 @@ def shipped_checkpoint(players: int) -> Path:
     path = CHECKPOINT_DIR / f"ppo_classic_{players}p.safetensors"
     if path.is_file():
         return path
-    shipped = sorted(CHECKPOINT_DIR.glob("ppo_classic_*p.safetensors")) if CHECKPOINT_DIR.is_dir() else []
-    counts = {int(p.stem.split("_")[-1][:-1]): p for p in shipped if p.stem.split("_")[-1][:-1].isdigit()}
+    shipped = CHECKPOINT_DIR.glob("ppo_classic_*p.safetensors") if CHECKPOINT_DIR.is_dir() else []
+    counts = {int(m[1]): p for p in shipped if (m := re.fullmatch(r"ppo_classic_(\d+)p", p.stem))}
     if not counts:
         raise CheckpointError(
             f"no shipped PPO checkpoint for {players} players (shipped: none); use ppo:PATH with a trained checkpoint"
