@@ -64,6 +64,8 @@ def test_shipped_training_configs_load(name):
         ({"pool": {"heuristics": {"wizard": 1}}}, "unknown bot 'wizard'"),
         ({"pool": {"self_play": [0.1]}}, "pool.self_play"),
         ({"ppo": {"reward": "score"}}, "ppo.reward must be one of env, placement"),
+        ({"ppo": {"reward": "placement", "placement_weight": 1.5}}, r"ppo.placement_weight must be in \[0, 1\]"),
+        ({"ppo": {"placement_weight": 0.5}}, "placement_weight applies only with ppo.reward: placement"),
         ({"eval": {"opponents": ["ppo"]}}, "unknown bot 'ppo'"),
         ({"policy": {"limit": 0}}, "policy: policy limit"),
         ({"rules": "no_such_preset"}, "rules:"),
@@ -174,6 +176,20 @@ def test_rollouts_with_the_placement_reward_pay_only_at_the_end_of_a_game():
     assert ends.any()
     assert (out["rewards"][~ends] == 0).all()
     assert set(np.round(out["rewards"][ends], 6)) <= {1.0, 0.0, -1.0}
+
+
+def test_rollouts_with_a_placement_weight_mix_the_rules_reward_and_the_placement_reward():
+    rules = Rules.load("classic", players=3)
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    w = RolloutWorker(rules, spec, games=4, seed=2, worker=0, first_update=0, heuristics={"greedy": 1},
+                      latest=0.5, gamma=0.99, shaping=0.0, reward="placement", placement_weight=0.5)
+    out = w.collect(steps=60, p_policy=0.0)
+    ends = out["ends"].astype(bool)
+    assert (out["rewards"][~ends] == 0).all()
+    # win: (1 + 1) / 2; a loss: (-1/2 + 0) / 2 in second place, (-1/2 - 1) / 2 last; truncation 0
+    paid = set(np.round(out["rewards"][ends], 6))
+    assert paid <= {1.0, -0.25, -0.75, 0.0}
+    assert paid & {-0.25, -0.75}
 
 
 def _write(path: Path, data: dict) -> Path:

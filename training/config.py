@@ -61,6 +61,7 @@ class PPOConfig:
     target_kl: float | None = 0.05
     shaping: float = 0.0  # potential-based reward shaping on the learner's hand size (0: off)
     reward: str = "env"  # "env": the rules' reward; "placement": by finishing place (see training.rollout)
+    placement_weight: float = 1.0  # with reward "placement": (1 - w) * the rules' reward + w * the placement reward
 
 
 @dataclass
@@ -150,6 +151,10 @@ class TrainConfig:
                 raise ConfigError(f"ppo.{name} must be in [0, 1], got {getattr(p, name)!r}")
         if p.reward not in REWARDS:
             raise ConfigError(f"ppo.reward must be one of {', '.join(REWARDS)}, got {p.reward!r}")
+        if not 0 <= p.placement_weight <= 1:
+            raise ConfigError(f"ppo.placement_weight must be in [0, 1], got {p.placement_weight!r}")
+        if p.reward != "placement" and p.placement_weight != 1.0:
+            raise ConfigError("ppo.placement_weight applies only with ppo.reward: placement")
         for name in ("ent_coef", "vf_coef", "shaping"):
             if getattr(p, name) < 0:
                 raise ConfigError(f"ppo.{name} must be non-negative, got {getattr(p, name)!r}")

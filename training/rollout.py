@@ -16,6 +16,7 @@ Rewards: the engine's (the rules' ``reward``), or with ``placement`` a reward fo
 finishing place at the end of each game: the winner first, the others by fewest penalty points
 (:func:`agents.arena.finishing_ranks`, the order the league rates), worth ``1 - 2 * rank / (n - 1)``
 (+1 first, -1 last; equal with two players to ``win_loss``); 0 when the game is truncated.
+With ``placement_weight`` w < 1 the two are mixed: ``(1 - w) * engine + w * placement``.
 """
 
 from __future__ import annotations
@@ -81,13 +82,14 @@ class RolloutWorker:
         gamma: float,
         shaping: float,
         reward: str = "env",
+        placement_weight: float = 1.0,
     ):
         torch.set_num_threads(1)
         self.rules, self.spec = rules, spec
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(worker), int(first_update)]))
         self.policy = CandidatePolicy(spec).eval()
         self.heuristics, self.latest, self.gamma, self.shaping = dict(heuristics), float(latest), gamma, shaping
-        self.placement = reward == "placement"
+        self.placement = float(placement_weight) if reward == "placement" else 0.0  # weight of the placement reward
         self.bots: dict[str, Agent] = {
             name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
         }
@@ -210,7 +212,8 @@ class RolloutWorker:
                 slot.state = game.step(slot.state, action)
                 reward = float(slot.state.rewards[slot.seat]) + self._advance(slot)
                 if self.placement:
-                    reward = placement_reward(slot.state, slot.seat) if slot.state.done else 0.0
+                    place = placement_reward(slot.state, slot.seat) if slot.state.done else 0.0
+                    reward = (1.0 - self.placement) * reward + self.placement * place
                 reward += self.gamma * self._potential(slot) - phi0
                 out["rewards"][t, i] = reward
                 if slot.state.done:
