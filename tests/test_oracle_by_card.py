@@ -104,6 +104,28 @@ def test_the_per_card_search_fallback_gives_the_same_answers(case: dict, search_
     assert_by_card(to_counts(case["table"]), to_counts(case["hand"]), rules, "cards")
 
 
+# From a league game: a 36-card hand on a 57-card table (classic, 2 players).
+DENSE_TABLE = ("2S 3S 3S 4S 4S 5S 5S 6S 6S 7S 8S 9S 9S 10S JS QS KS AH 2H 3H 4H 5H 5H 6H 7H 9H JH JH QH KH KH "
+               "AD AD 2D 2D 3D 3D 4D 5D 6D 8D JD JD KD AC 2C 2C 3C 5C 6C 7C 7C 8C 8C 9C JC JC")
+DENSE_HAND = ("AS AS 2S 7S JS QS AH 2H 3H 4H 6H 7H 8H 8H QH 4D 5D 6D 7D 7D 9D 9D 10D 10D KD AC 3C 4C 4C 5C 6C "
+              "9C 10C 10C QC QC")
+
+
+def test_a_dense_position_with_an_unplayable_card_is_answered_exactly() -> None:
+    # The hand's KD fits no meld: there is no QD, and the kings (S, H, H, D, D) make one group at
+    # most. The search used to find that out only at the kings, after exhausting its memo
+    # (MemoryError); the number of groups a rank can hold now bounds every suit's group cards.
+    from machiavelli_env.oracle import ilp
+
+    rules = Rules.load("classic_2p")
+    table, hand = to_counts(DENSE_TABLE), to_counts(DENSE_HAND)
+    w = objective_weights("cards", rules)
+    assert best_play(table, hand, rules).value == 35 == ilp.solve_bounds(table, table + hand, w, rules).value
+    assert_by_card(table, hand, rules, "cards")
+    assert int(to_counts("KD").argmax()) not in best_plays_by_card(table, hand, rules)
+    assert api.repack(table, hand, rules) is None
+
+
 def test_a_card_outside_the_best_play_gets_its_own_best_play() -> None:
     # 10S can join 10H 10D, or KS can join KH KD, but not both: JS QS would be left alone.
     rules = Rules()

@@ -28,6 +28,11 @@
  * part of a crossing run) never start with a joker, and a joker-started head may not close as an
  * ordinary run.
  *
+ * Group capacity: a rank whose cards (and jokers, at most max_jokers_per_meld a group) can make at
+ * most g groups lets each suit send at most g cards to them (one per group). Every search and the
+ * relaxation skip transitions over that cap; without it a card that fits nowhere (say a second KD
+ * with no QD and kings for one group only) is found out only at its rank, after everything below.
+ *
  * Searches (all exact):
  *  - forward: breadth-first over the stages with a hash table per stage; stages that change
  *    nothing are skipped, states whose open short runs cannot be continued are never created,
@@ -542,6 +547,8 @@ typedef struct {
     int hn1[MAXPOS][4], hn2[MAXPOS][4], hnall[MAXPOS][4], has2[MAXPOS];
     int rest_hi[MAXPOS][4];     /* real cards of rank P[p] in the suits after s */
     long base;                  /* sum of w * lo over real cards, plus wJ * loJ */
+    long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1 */
+    int8_t gmax[MAXPOS];        /* most groups position p can hold: a suit sends at most that many cards to them */
     int32_t e0;                 /* id of the empty suit state */
 } Query;
 
@@ -616,6 +623,19 @@ static void query_setup(Query *q, int ace) {
         for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r] > 0;
         int mj = q->hiJ < g_mjpm ? q->hiJ : g_mjpm;
         if (n == 0 || n + mj < 3) q->P[p].flags |= F_NOGROUP;
+        /* g groups need 3g cards, at most g from each suit (one per group) and from the jokers at
+         * most max_jokers_per_meld per group: a necessary condition, so gmax bounds every arrangement */
+        int g = 0;
+        for (;;) {
+            int have = q->hiJ < g_mjpm * (g + 1) ? q->hiJ : g_mjpm * (g + 1);
+            for (int s = 0; s < 4; s++) {
+                int v = q->hi[s * 13 + r];
+                have += v < g + 1 ? v : g + 1;
+            }
+            if (have < 3 * (g + 1)) break;
+            g++;
+        }
+        q->gmax[p] = (int8_t)g;
         if (q->norm) q->P[p].flags |= F_NORM;
         int rest = 0;
         for (int s = 3; s >= 0; s--) {
@@ -719,6 +739,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
     if (r < 0) return r;
     for (int32_t k = 0; k < tcnt; k++) {
         const Trans *t = &tr_arr[ts + k];
+        if (t->g > q->gmax[p]) continue;
         int nJ = J + t->jr, javl = q->hiJ - nJ;
         if (!look_ok(q, p, s, &ss_arr[t->new_id], javl)) continue;
         int nS = S + t->g, nM = M > t->g ? M : t->g;
@@ -1114,6 +1135,7 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
         if (r < 0) { us_err = r; return NEG; }
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
+            if (t.g > q->gmax[pp]) continue;
             int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
             if (v <= NEG) continue;
             v += trans_value(q, pp, s, al, &t) - q->wJ * t.jr;
@@ -1153,7 +1175,7 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
         if (r < 0) { us_err = r; return 0; }
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k];
-            if (mask & (1 << t.g)) continue;
+            if (mask & (1 << t.g) || t.g > q->gmax[p]) continue;
             if (!look_ok(q, p, s, &ss_arr[t.new_id], jav - t.jr)) continue;
             if (us_get(q, s, p, t.new_id, jav - t.jr) <= NEG) continue;
             mask |= 1 << t.g;
@@ -1650,6 +1672,7 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
         int32_t need = ri >= 0 ? me[ri].ub : node_bound(q, 0, k0, k1r);
         if (us_err) return us_err;
         if (need <= NEG) return 0;
+        if (q->cap >= 0 && need > q->cap) need = (int32_t)q->cap; /* a tighter valid bound: ask for it first */
         for (;;) {
             v = dfs(q, 0, k0, k1r, need);
             if (dfs_err) break;
@@ -1747,6 +1770,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     g_mjpm = mjpm; /* part of the transition cache key */
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
     q->base = 0;
+    q->cap = -1;
     for (int c = 0; c < NT; c++) {
         q->lo[c] = (uint8_t)lo[c];
         q->hi[c] = (uint8_t)hi[c];
@@ -1915,7 +1939,10 @@ static int by_card_forward(Query *q, PyObject *out, int want_melds) {
     return rc;
 }
 
-/* large positions: one exact search for the best play, then one per card it does not hold */
+/* large positions: one exact search for the best play, then one per card that no play found so
+ * far holds at the overall optimum. No play holding a card can beat the overall optimum, so each
+ * per-card search first asks for that value (Query.cap), and a play reaching it is the answer for
+ * every card it holds. */
 static int by_card_search(Query *q, PyObject *out, int want_melds) {
     int32_t value, path[MAXST];
     int J;
@@ -1925,34 +1952,46 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
     if (replay(q, path, J, x, NULL) < 0) return -4;
     PyObject *best = result_tuple(q, (long)value - q->base, path, J, want_melds, q->lo);
     if (!best) return -4;
-    for (int c = 0; c < NT; c++) {
+    PyObject *at[NT]; /* a play at the overall optimum holding the card (borrowed from keep), or NULL */
+    PyObject *keep = PyList_New(0);
+    if (!keep || PyList_Append(keep, best) < 0) { Py_XDECREF(keep); Py_DECREF(best); return -4; }
+    for (int c = 0; c < NT; c++) at[c] = x[c] > q->lo[c] ? best : NULL;
+    Py_DECREF(best); /* kept alive by keep */
+    int rc = 1;
+    for (int c = 0; c < NT && rc == 1; c++) {
         if (q->hi[c] <= q->lo[c]) continue;
-        PyObject *t = NULL;
-        if (x[c] > q->lo[c]) {
-            t = best;
+        PyObject *t = at[c];
+        if (t) {
             Py_INCREF(t);
         } else {
             Query q2 = *q;
             q2.lo[c]++;
             if (c == JOKER) { q2.loJ++; q2.base += q->wJ; }
             else q2.base += q->w[c];
+            q2.cap = value;
             int32_t v2, path2[MAXST];
             int J2;
             int r2 = solve_query(&q2, &v2, path2, &J2);
-            if (r2 < 0) { Py_DECREF(best); return r2; }
+            if (r2 < 0) { rc = r2; break; }
             if (r2 == 0) continue;
             /* value and counts relative to the original lower bounds */
             t = result_tuple(&q2, (long)v2 - q->base, path2, J2, want_melds, q->lo);
-            if (!t) { Py_DECREF(best); return -4; }
+            if (!t) { rc = -4; break; }
+            if (v2 == value) {
+                uint8_t x2[NT];
+                if (replay(&q2, path2, J2, x2, NULL) < 0 || PyList_Append(keep, t) < 0) { Py_DECREF(t); rc = -4; break; }
+                for (int d = c + 1; d < NT; d++)
+                    if (!at[d] && x2[d] > q->lo[d]) at[d] = t;
+            }
         }
         PyObject *key = PyLong_FromLong(c);
         int bad = !key || PyDict_SetItem(out, key, t) < 0;
         Py_XDECREF(key);
         Py_DECREF(t);
-        if (bad) { Py_DECREF(best); return -4; }
+        if (bad) rc = -4;
     }
-    Py_DECREF(best);
-    return 1;
+    Py_DECREF(keep);
+    return rc;
 }
 
 static PyObject *py_by_card(PyObject *self, PyObject *args) {
