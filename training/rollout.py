@@ -89,7 +89,7 @@ class RolloutWorker:
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(worker), int(first_update)]))
         self.policy = CandidatePolicy(spec).eval()
         self.heuristics, self.latest, self.gamma, self.shaping = dict(heuristics), float(latest), gamma, shaping
-        self.placement = float(placement_weight) if reward == "placement" else 0.0  # weight of the placement reward
+        self.placement_weight = float(placement_weight) if reward == "placement" else 0.0
         self.bots: dict[str, Agent] = {
             name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
         }
@@ -211,9 +211,9 @@ class RolloutWorker:
                 phi0 = self._potential(slot)
                 slot.state = game.step(slot.state, action)
                 reward = float(slot.state.rewards[slot.seat]) + self._advance(slot)
-                if self.placement:
+                if self.placement_weight:
                     place = placement_reward(slot.state, slot.seat) if slot.state.done else 0.0
-                    reward = (1.0 - self.placement) * reward + self.placement * place
+                    reward = (1.0 - self.placement_weight) * reward + self.placement_weight * place
                 reward += self.gamma * self._potential(slot) - phi0
                 out["rewards"][t, i] = reward
                 if slot.state.done:

@@ -621,12 +621,11 @@ static void query_setup(Query *q, int ace) {
     for (int p = 0; p < q->np; p++) {
         int r = q->P[p].rank, n = 0;
         for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r] > 0;
-        int mj = q->hiJ < g_mjpm ? q->hiJ : g_mjpm;
-        if (n == 0 || n + mj < 3) q->P[p].flags |= F_NOGROUP;
         /* g groups need 3g cards, at most g from each suit (one per group) and from the jokers at
-         * most max_jokers_per_meld per group: a necessary condition, so gmax bounds every arrangement */
+         * most max_jokers_per_meld per group: a necessary condition, so gmax bounds every
+         * arrangement; a rank with no real card or no room for one group gets none */
         int g = 0;
-        for (;;) {
+        while (n > 0) {
             int have = q->hiJ < g_mjpm * (g + 1) ? q->hiJ : g_mjpm * (g + 1);
             for (int s = 0; s < 4; s++) {
                 int v = q->hi[s * 13 + r];
@@ -636,6 +635,7 @@ static void query_setup(Query *q, int ace) {
             g++;
         }
         q->gmax[p] = (int8_t)g;
+        if (g == 0) q->P[p].flags |= F_NOGROUP;
         if (q->norm) q->P[p].flags |= F_NORM;
         int rest = 0;
         for (int s = 3; s >= 0; s--) {
@@ -1629,9 +1629,6 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
     return 1;
 }
 
-/* The joker price of the relaxation: the candidate giving the smallest bound at the start (any
- * price >= 0 gives a valid bound: a joker then costs its price in each suit and the price of every
- * joker still free is added once). */
 /* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. */
 static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     SuitState empty;
@@ -1817,6 +1814,11 @@ static PyObject *result_tuple(const Query *q, long value, const int32_t *path, i
     return Py_BuildValue("(lNN)", value, ba, melds);
 }
 
+/* the counts (x - lo) of a result_tuple */
+static inline const int64_t *tuple_counts(PyObject *t) {
+    return (const int64_t *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(t, 1));
+}
+
 static Query g_query;
 
 static PyObject *run_solve(Query *q, int rc) {
@@ -1948,14 +1950,13 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
     int J;
     int r = solve_query(q, &value, path, &J);
     if (r <= 0) return r;
-    uint8_t x[NT];
-    if (replay(q, path, J, x, NULL) < 0) return -4;
     PyObject *best = result_tuple(q, (long)value - q->base, path, J, want_melds, q->lo);
     if (!best) return -4;
     PyObject *at[NT]; /* a play at the overall optimum holding the card (borrowed from keep), or NULL */
     PyObject *keep = PyList_New(0);
     if (!keep || PyList_Append(keep, best) < 0) { Py_XDECREF(keep); Py_DECREF(best); return -4; }
-    for (int c = 0; c < NT; c++) at[c] = x[c] > q->lo[c] ? best : NULL;
+    const int64_t *held = tuple_counts(best);
+    for (int c = 0; c < NT; c++) at[c] = held[c] > 0 ? best : NULL;
     Py_DECREF(best); /* kept alive by keep */
     int rc = 1;
     for (int c = 0; c < NT && rc == 1; c++) {
@@ -1978,10 +1979,10 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
             t = result_tuple(&q2, (long)v2 - q->base, path2, J2, want_melds, q->lo);
             if (!t) { rc = -4; break; }
             if (v2 == value) {
-                uint8_t x2[NT];
-                if (replay(&q2, path2, J2, x2, NULL) < 0 || PyList_Append(keep, t) < 0) { Py_DECREF(t); rc = -4; break; }
+                if (PyList_Append(keep, t) < 0) { Py_DECREF(t); rc = -4; break; }
+                const int64_t *held2 = tuple_counts(t);
                 for (int d = c + 1; d < NT; d++)
-                    if (!at[d] && x2[d] > q->lo[d]) at[d] = t;
+                    if (!at[d] && held2[d] > 0) at[d] = t;
             }
         }
         PyObject *key = PyLong_FromLong(c);
