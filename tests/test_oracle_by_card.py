@@ -26,6 +26,7 @@ from machiavelli_env.oracle import (
     best_play,
     best_play_containing,
     best_plays_by_card,
+    dp,
     objective_weights,
     playable_cards,
 )
@@ -133,22 +134,44 @@ DENSE3_HAND = ("AS 2S 4S 7S 7S 8S 9S 10S 10S KS AH AH 3H 4H 7H 8H 9H JH JH AD 2D
                "4C 5C 7C 8C 10C 10C KC")
 
 
-@pytest.mark.heavy
-@pytest.mark.xfail(raises=MemoryError, strict=True,
-                   reason="known gap: the points objective exhausts the depth-first memo (README, Known gaps)")
-def test_a_dense_position_is_answered_exactly_for_points() -> None:
-    # HiGHS answers both objectives in about 0.04 s: 37 cards (one card cannot be placed) and
-    # 289 of the hand's 299 points. The DP finds 37 cards in about 3 s (1.4 million nodes) but
-    # cannot prove the points optimum within its memo limit.
+def test_a_dense_position_with_a_conflict_among_the_top_ranks_is_answered_exactly() -> None:
+    # Only JH or KC can be left out: the conflict sits among the J, Q and K of several suits. The
+    # ace-up sweep exhausts its memo on the points objective (MemoryError after about 7 s; this
+    # stopped a league); the mirrored position (2 <-> K, ...) answers in about 1 ms. HiGHS agrees.
     from machiavelli_env.oracle import ilp
 
     rules = Rules.load("classic_3p")
     table, hand = to_counts(DENSE3_TABLE), to_counts(DENSE3_HAND)
     assert table.sum() == 55 and hand.sum() == 38
-    for objective, value in (("cards", 37), ("points", 289)):
-        w = objective_weights(objective, rules)
-        assert ilp.solve_bounds(table, table + hand, w, rules).value == value
-        assert best_play(table, hand, rules, objective).value == value
+    w = objective_weights("points", rules)
+    play = best_play(table, hand, rules, "points")
+    assert play.value == 289 == ilp.solve_bounds(table, table + hand, w, rules).value
+    assert_partition(play.melds, table + play.counts, rules)
+    left = hand - play.counts
+    assert left.sum() == 1 and left[int(to_counts("JH").argmax())] == 1
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=IDS)
+def test_the_mirrored_position_gives_the_same_answers(rules: Rules) -> None:
+    # The fallback for exhausted searches: 2 <-> K, 3 <-> Q, ... (aces low <-> high) maps melds to
+    # melds, so the mirrored question, mapped back, has the same optimum and a valid arrangement.
+    for seed in range(4):
+        table, hand = random_position(rules, seed, (2, 6), (3, 9))
+        for objective in ("cards", "points"):
+            w = objective_weights(objective, rules)
+            direct = dp.raw_solve(table, table + hand, w, rules, False, 0)
+            mirrored = dp.mirrored_solve(table, table + hand, w, rules, False)
+            assert mirrored[0] == direct[0]
+            x = table + np.frombuffer(mirrored[1], dtype=np.int64)
+            assert (x >= table).all() and (x <= table + hand).all() and w @ (x - table) == direct[0]
+            assert_partition(mirrored[2], x, rules)
+        by_card = dp.raw_by_card(table, table + hand, w, rules, False, 0, True)
+        mirrored_cards = dp.mirrored_by_card(table, table + hand, w, rules, False, True)
+        assert sorted(mirrored_cards) == sorted(by_card)
+        for card, (value, counts, melds) in mirrored_cards.items():
+            x = table + np.frombuffer(counts, dtype=np.int64)
+            assert value == by_card[card][0] and x[card] > table[card]
+            assert_partition(melds, x, rules)
 
 
 def test_a_card_outside_the_best_play_gets_its_own_best_play() -> None:

@@ -4,11 +4,20 @@
 :mod:`machiavelli_env.oracle.api`; they take count vectors already known to be valid (53
 non-negative integers within the pack). Per-suit transitions are cached inside the extension
 across calls.
+
+The extension sweeps ranks from the ace up, so a conflict among the top ranks (say J, Q and K of
+several suits) is found only after every combination below has been tried, and a dense position
+can exhaust its memo (``MemoryError``). Reversing the rank order (A stays, 2 <-> K, 3 <-> Q, ...;
+aces ``low`` <-> ``high``, the other ace rules are symmetric) maps every valid meld to a valid
+meld, so the same question asked of the mirrored position has the same answer, and a conflict at
+the top becomes one at the bottom, found at once. When a query without opening points (whose
+card values the mirror would change) runs out of memo, it is asked again mirrored and the answer
+mapped back; only if that fails too is ``MemoryError`` raised.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,27 +44,88 @@ def rules_params(rules: Rules) -> tuple[int, int, int, int]:
     return params
 
 
+def _mirror_permutation() -> np.ndarray:
+    perm = np.arange(53)
+    for suit in range(4):
+        for i in range(1, 13):  # 2..K at indices 1..12 of the suit; the ace (index 0) stays
+            perm[13 * suit + i] = 13 * suit + 13 - i
+    perm.setflags(write=False)
+    return perm
+
+
+MIRROR = _mirror_permutation()  # an involution: MIRROR[MIRROR] is the identity
+_MIRROR_ACE = {0: 1, 1: 0, 2: 2, 3: 3, 4: 4}
+
+
+def _mirrored(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(arr)[MIRROR])
+
+
+def _unmirror(res: Any) -> Any:
+    """Map an extension answer ``(value, counts, melds)`` of the mirrored position back."""
+    if not isinstance(res, tuple):
+        return res
+    value, counts, melds = res
+    back = bytearray(np.frombuffer(counts, dtype=np.int64)[MIRROR].tobytes())
+    if melds is not None:
+        melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in melds]
+    return value, back, melds
+
+
 def raw_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
     """The extension's answer: ``None``, ``(value, counts, melds)`` with ``counts`` = ``x - lo`` as
     53 int64 in a bytearray, or an int error code (1: lo > hi, 2: more copies than the pack, 3: a
-    negative count or weight)."""
+    negative count or weight). Retried on the mirrored position when the memo runs out."""
     ace, mjpm, decks, jokers = rules_params(rules)
-    return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers)
+    try:
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers)
+    except MemoryError:
+        if min_open:
+            raise
+    return mirrored_solve(lo, hi, weights, rules, need_group)
+
+
+def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool):
+    """:func:`raw_solve` (without opening points) asked of the mirrored position, answer mapped back."""
+    ace, mjpm, decks, jokers = rules_params(rules)
+    return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
+                               int(need_group), 0, decks, jokers))
 
 
 def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Rules):
     """``raw_solve`` with ``lo = table`` and ``hi = table + hand`` (the sum taken in the extension)."""
     ace, mjpm, decks, jokers = rules_params(rules)
-    return _dp.best(table, hand, weights, ace, mjpm, decks, jokers)
+    try:
+        return _dp.best(table, hand, weights, ace, mjpm, decks, jokers)
+    except MemoryError:
+        pass
+    return _unmirror(_dp.best(_mirrored(table), _mirrored(hand), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
+                              decks, jokers))
 
 
 def raw_by_card(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, melds: bool
 ):
     """The extension's best-play-per-card answer: ``None`` (nothing feasible), an int error code,
-    or ``{card: (value, counts, melds or None)}`` (counts as in :func:`raw_solve`)."""
+    or ``{card: (value, counts, melds or None)}`` (counts as in :func:`raw_solve`). Retried on the
+    mirrored position when the memo runs out."""
     ace, mjpm, decks, jokers = rules_params(rules)
-    return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(melds))
+    try:
+        return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(melds))
+    except MemoryError:
+        if min_open:
+            raise
+    return mirrored_by_card(lo, hi, weights, rules, need_group, melds)
+
+
+def mirrored_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, melds: bool):
+    """:func:`raw_by_card` (without opening points) asked of the mirrored position, mapped back."""
+    ace, mjpm, decks, jokers = rules_params(rules)
+    res = _dp.by_card(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm, int(need_group), 0,
+                      decks, jokers, int(melds))
+    if not isinstance(res, dict):
+        return res
+    return {int(MIRROR[card]): _unmirror(item) for card, item in res.items()}
 
 
 def solve_bounds(
