@@ -98,9 +98,7 @@ def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Ru
     try:
         return _dp.best(table, hand, weights, ace, mjpm, decks, jokers)
     except MemoryError:
-        pass
-    return _unmirror(_dp.best(_mirrored(table), _mirrored(hand), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
-                              decks, jokers))
+        return mirrored_solve(table, table + hand, weights, rules, False)
 
 
 def raw_by_card(
