@@ -164,7 +164,7 @@ def test_policy_spec_rejects_bad_values():
         PolicySpec.from_dict({"width": 3})
 
 
-@pytest.mark.parametrize(("players", "shipped"), [(2, 2), (3, 4), (4, 4)])
+@pytest.mark.parametrize(("players", "shipped"), [(2, 2), (3, 3), (4, 4)])
 def test_shipped_checkpoint_loads_within_size_and_plays(players, shipped):
     path = shipped_checkpoint(players)
     assert path.name == f"ppo_classic_{shipped}p.safetensors"
