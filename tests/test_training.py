@@ -37,8 +37,8 @@ TINY = {
 
 @pytest.mark.parametrize(
     "name",
-    ["default", "ppo_2p_classic", "ppo_3p_classic", "ppo_3p_classic_placement", "ppo_4p_classic",
-     "ppo_4p_classic_scratch", "ppo_4p_classic_mixed", "ppo_4p_classic_placement", "ppo_4p_jokers",
+    ["default", "ppo_2p_classic", "ppo_2p_classic_from_default", "ppo_3p_classic", "ppo_3p_classic_placement",
+     "ppo_4p_classic", "ppo_4p_classic_scratch", "ppo_4p_classic_mixed", "ppo_4p_classic_placement", "ppo_4p_jokers",
      "ppo_6p_three_decks"],
 )
 def test_shipped_training_configs_load(name):
