@@ -54,6 +54,16 @@ def test_shipped_training_configs_load(name):
         assert rules.decks == 3
 
 
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_shipped_checkpoint_names_the_shipped_config_that_trained_it(players):
+    from agents.ppo import shipped_checkpoint
+
+    info = json.loads(shipped_checkpoint(players).with_suffix(".json").read_text())["info"]
+    cfg = load_config(CONFIG_DIR / f"{info['config']}.yaml")
+    assert (cfg.seed, cfg.updates, cfg.load_rules().players) == (info["seed"], info["updates"], players)
+    assert cfg.init == info.get("init")
+
 @pytest.mark.parametrize(
     ("patch", "message"),
     [
@@ -293,3 +303,10 @@ def test_a_retired_snapshot_keeps_playing_its_unfinished_game_but_is_not_seated_
     w.slots = [s for s in w.slots if s is not seated]
     w.sync_snapshots({2: None})
     assert set(w.snapshots) == {2}
+
+
+def test_learning_curve_legend_gives_the_range_of_games_per_point():
+    from training.plotting import eval_label
+
+    assert eval_label("random", [{"games": 200}, {"games": 200}]) == "eval vs random (200 games/point)"
+    assert eval_label("greedy", [{"games": 100}, {"games": 200}]) == "eval vs greedy (100-200 games/point)"

@@ -14,6 +14,14 @@ def read_jsonl(path: str | Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def eval_label(opponent: str, rows: list[dict]) -> str:
+    """Legend text of one opponent's evaluation curve, with the games per point (a range when the
+    final evaluation played more games than the periodic ones)."""
+    sizes = sorted({int(r["games"]) for r in rows})
+    per_point = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+    return f"eval vs {opponent} ({per_point} games/point)"
+
+
 def plot_learning_curve(run: str | Path, png: str | Path, title: str = "") -> Path:
     """Plot ``run/eval.jsonl`` (win rate per opponent, shaded 95% CI) and the rollout win rates of
     ``run/train.jsonl`` against training games; returns the PNG path."""
@@ -33,7 +41,7 @@ def plot_learning_curve(run: str | Path, png: str | Path, title: str = "") -> Pa
         rows = sorted((r for r in evals if r["opponent"] == opp), key=lambda r: r["games_trained"])
         x = [r["games_trained"] for r in rows]
         y = [r["win_rate"] for r in rows]
-        ax.plot(x, y, marker="o", color=colour[opp], label=f"eval vs {opp} ({rows[-1]['games']} games/point)")
+        ax.plot(x, y, marker="o", color=colour[opp], label=eval_label(opp, rows))
         ax.fill_between(x, [r["ci95"][0] for r in rows], [r["ci95"][1] for r in rows], color=colour[opp], alpha=0.2)
     players = evals[0].get("players") if evals else None
     if players:
