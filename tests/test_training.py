@@ -13,12 +13,13 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 pytest.importorskip("tensorboard")
 
-from agents.ppo import CAND_DIM, STATE_DIM, PolicySpec, load_checkpoint  # noqa: E402
+from agents.ppo import CAND_DIM, STATE_DIM, PolicySpec, load_checkpoint, shipped_checkpoint  # noqa: E402
 from machiavelli_env.cli import main as cli_main  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
 from training import pool  # noqa: E402
 from training.cli import CONFIG_DIR, config_names  # noqa: E402
 from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
+from training.plotting import eval_label  # noqa: E402
 from training.ppo import gae, train  # noqa: E402
 from training.rollout import RolloutWorker  # noqa: E402
 
@@ -54,15 +55,13 @@ def test_shipped_training_configs_load(name):
         assert rules.decks == 3
 
 
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_each_shipped_checkpoint_names_the_shipped_config_that_trained_it(players):
-    from agents.ppo import shipped_checkpoint
-
-    info = json.loads(shipped_checkpoint(players).with_suffix(".json").read_text())["info"]
+    info = load_checkpoint(shipped_checkpoint(players))[1]["info"]
     cfg = load_config(CONFIG_DIR / f"{info['config']}.yaml")
     assert (cfg.seed, cfg.updates, cfg.load_rules().players) == (info["seed"], info["updates"], players)
     assert cfg.init == info.get("init")
+
 
 @pytest.mark.parametrize(
     ("patch", "message"),
@@ -306,7 +305,5 @@ def test_a_retired_snapshot_keeps_playing_its_unfinished_game_but_is_not_seated_
 
 
 def test_learning_curve_legend_gives_the_range_of_games_per_point():
-    from training.plotting import eval_label
-
     assert eval_label("random", [{"games": 200}, {"games": 200}]) == "eval vs random (200 games/point)"
     assert eval_label("greedy", [{"games": 100}, {"games": 200}]) == "eval vs greedy (100-200 games/point)"
