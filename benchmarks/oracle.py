@@ -705,6 +705,10 @@ def main(argv: list[str] | None = None) -> int:
                         keep = {i for i in agree if flat[i].rules.jokers == j and lo <= flat[i].table.sum() < hi}
                         show(f"{j} jokers, table {lo}-{min(hi - 1, 156)} cards: vs rummikub-solver {b}",
                              compare(dp_all, rs_all, keep), 4)
+                # the whole-hand probe answers the first kind without any bound
+                for label, whole in (("whole hand playable", True), ("whole hand not playable", False)):
+                    keep = {i for i in agree if (d_ans[i][2] == int(flat[i].hand.sum())) == whole}
+                    show(f"{label}: vs rummikub-solver {b}", compare(dp_all, rs_all, keep), 4)
         lows = [(n, speedups[f"{n}, same optimum: vs rummikub-solver GLPK_MI"]) for n in sets]
         lows = [(n, sp) for n, sp in lows if sp["n"]]
         if lows:

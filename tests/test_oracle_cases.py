@@ -124,3 +124,68 @@ def test_depth_first_answers_do_not_depend_on_the_previous_queries() -> None:
                 assert play.value == c["max_cards"], c["id"]
     finally:
         _dp.set_params(**saved)
+
+
+# whole-hand plays where the probe runs: jokers among the cards
+FULL_CASES = [
+    c for c in _RAW
+    if c["id"] not in HEAVY and c["hand"] and c["max_cards"] == len(c["hand"]) and "JK" in c["table"] + c["hand"]
+]
+
+
+@pytest.mark.parametrize("case", FULL_CASES[::3], ids=[c["id"] for c in FULL_CASES[::3]])
+def test_whole_hand_plays_are_the_same_with_and_without_the_whole_hand_probe(case: dict) -> None:
+    """When the whole hand can be played, the probe (no bounds, stops at the first arrangement)
+    and the bounded search give the same play, and the probe's arrangement is valid."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    rules, table, hand, _ = _case(case)
+    saved = _dp.set_params()
+    try:
+        _dp.set_params(full=0)
+        without = best_play(table, hand, rules, "cards")
+        _dp.set_params(full=100_000)
+        with_probe = best_play(table, hand, rules, "cards")
+        assert _dp.stats()["last_method"] == 3, "the probe did not find the whole-hand play"
+    finally:
+        _dp.set_params(**saved)
+    assert without.value == with_probe.value == len(case["hand"])
+    assert (with_probe.counts == hand).all() and (without.counts == hand).all()
+    assert_partition(with_probe.melds, table + hand, rules)
+
+
+def test_every_case_keeps_its_optimum_without_the_whole_hand_probe() -> None:
+    """The bounded search alone (probe off) still reaches every known optimum."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    saved = _dp.set_params()
+    _dp.set_params(full=0)
+    try:
+        for c in _RAW[::4]:
+            if c["id"] in HEAVY:
+                continue
+            rules, table, hand, _ = _case(c)
+            assert best_play(table, hand, rules, "cards").value == c["max_cards"], c["id"]
+            assert _dp.stats()["last_method"] != 3
+    finally:
+        _dp.set_params(**saved)
+
+
+def test_whole_hand_probe_is_skipped_when_a_hand_card_fits_no_meld() -> None:
+    """A card with no group partner and no run neighbours (KS here: no spades near it, one other
+    king, one joker per meld) rules out the whole hand at once; the rest of the hand is still
+    found. With every card fitting somewhere, the probe runs and finds the whole hand."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    rules = Rules.load("classic", ace="low", jokers=2)
+    table = to_counts("3H 4H 5H 6H 9C 9D 9S")
+    hand = to_counts("7H KS 9H JK")
+    play = best_play(table, hand, rules, "cards")
+    assert _dp.stats()["last_probe"] == 0
+    assert play.value == 3 and (play.counts == to_counts("7H 9H JK")).all()
+    assert_partition(play.melds, table + play.counts, rules)
+
+    play = best_play(table, to_counts("7H 9H 8H JK"), rules, "cards")
+    assert _dp.stats()["last_method"] == 3 and _dp.stats()["last_probe"] > 0
+    assert play.value == 4
+    assert_partition(play.melds, table + play.counts, rules)

@@ -44,9 +44,19 @@
  *    (each suit alone with the jokers still free, groups allowed wherever the rank could form one)
  *    and by whether the rank's groups can still be completed; children with the most cards sent
  *    to groups go first, which on crowded tables finds a play matching the bound at once.
- * solve() alternates a forward pass and a depth-first probe with budgets growing tenfold (crowded
- * tables and jokers start with the probe; the memo is kept between probes) until one finishes;
- * set_params() exposes the budgets and switches for tests.
+ *  - whole-hand probe: when every card that may be added has a positive weight, playing all of
+ *    them is optimal whenever it is feasible, so no bound is needed to prove it. With jokers among
+ *    the cards (where the bounds, not the nodes, cost most), a depth-first search without bounds
+ *    (children in the order above, dead states remembered, at most 300 expansions) looks for such
+ *    an arrangement first; it is skipped at once when some hand card has neither a group partner
+ *    nor run neighbours (card_can_meld). When it finds one, the bounded search is not needed;
+ *    otherwise the searches run as before, so every answer that is not the whole hand is unchanged.
+ *    (Without jokers the bounded search is cheap, and in play a failed probe, the usual outcome,
+ *    would cost more than it saves.)
+ * solve() runs the whole-hand probe when there are jokers, then alternates a forward pass and a
+ * depth-first probe with budgets growing tenfold (crowded tables and jokers start with the
+ * depth-first probe; the memo is kept between probes) until one finishes; set_params() exposes
+ * the budgets and switches for tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1629,6 +1639,134 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
     return 1;
 }
 
+/* ------------------------------------------------------------------ whole-hand probe */
+/* When every card that may be added has a positive weight, playing all of them (x = hi) is optimal
+ * if it is feasible at all. full_probe looks for such an arrangement with a depth-first search that
+ * computes no bounds: children in the depth-first search's tie order (most cards to groups first,
+ * fewest runs left needing a card), states proven dead remembered, at most g_full expansions. A
+ * found arrangement is optimal without any bound; otherwise solve() runs as before. solve() asks
+ * for it when jokers are among the cards. */
+static long g_full = 300; /* expansions of the whole-hand probe; 0 turns it off */
+static uint64_t *fd_k0 = NULL, *fd_k1 = NULL;
+static uint32_t *fd_stamp = NULL;
+static int16_t *fd_st = NULL;
+static size_t fd_cap = 0;
+static uint32_t fd_cur = 0;
+static long fd_exp = 0;
+
+static int fd_prepare(size_t want) {
+    if (fd_cap < want) {
+        size_t nc = fd_cap ? fd_cap : 1024;
+        while (nc < want) nc *= 2;
+        uint64_t *a = malloc(nc * sizeof(uint64_t)), *b = malloc(nc * sizeof(uint64_t));
+        uint32_t *c = calloc(nc, sizeof(uint32_t));
+        int16_t *d = malloc(nc * sizeof(int16_t));
+        if (!a || !b || !c || !d) { free(a); free(b); free(c); free(d); return -1; }
+        free(fd_k0); free(fd_k1); free(fd_stamp); free(fd_st);
+        fd_k0 = a; fd_k1 = b; fd_stamp = c; fd_st = d; fd_cap = nc;
+        fd_cur = 0;
+    }
+    if (++fd_cur == 0) { memset(fd_stamp, 0, fd_cap * sizeof(uint32_t)); fd_cur = 1; }
+    return 0;
+}
+
+/* is (st, k0, k1) known dead? with add: record it */
+static int fd_dead(int st, uint64_t k0, uint64_t k1, int add) {
+    size_t h = mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24))) & (fd_cap - 1);
+    while (fd_stamp[h] == fd_cur) {
+        if (fd_k0[h] == k0 && fd_k1[h] == k1 && fd_st[h] == st) return 1;
+        h = (h + 1) & (fd_cap - 1);
+    }
+    if (add) { fd_stamp[h] = fd_cur; fd_k0[h] = k0; fd_k1[h] = k1; fd_st[h] = (int16_t)st; }
+    return 0;
+}
+
+/* 1 found (path filled from st on), 0 dead, -5 over the budget, other <0 error */
+static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *path, int *J) {
+    int32_t tr;
+    while (st < q->nst && identity_step(q, st, k0, k1, &tr)) path[st++] = tr;
+    if (st == q->nst) {
+        if (!accept(q, k0, k1)) return 0;
+        *J = K1_J(k1);
+        return 1;
+    }
+    if (fd_dead(st, k0, k1, 0)) return 0;
+    if (++fd_exp > g_full) return -5;
+    size_t base = succ_n;
+    int r = successors(q, st, k0, k1);
+    if (r < 0) { succ_n = base; return r; }
+    size_t end = succ_n;
+    for (size_t k = base; k < end; k++) succ_buf[k].bound = 0;
+    qsort(succ_buf + base, end - base, sizeof(Succ), cmp_bound_desc);
+    for (size_t kk = base; kk < end; kk++) {
+        Succ c = succ_buf[kk]; /* copied: the recursion may grow succ_buf */
+        int rr = full_dfs(q, st + 1, c.k0, c.k1, path, J);
+        if (rr == 1) { path[st] = c.tr; succ_n = base; return 1; }
+        if (rr < 0) { succ_n = base; return rr; }
+    }
+    succ_n = base;
+    fd_dead(st, k0, k1, 1);
+    return 0;
+}
+
+/* a necessary condition for card c to be in any meld made from the cards hi: a group of its rank
+ * (two other suits present, jokers filling in), or three consecutive positions through it in its
+ * suit, the missing ones filled by jokers (at most max_jokers_per_meld and the jokers there are) */
+static int card_can_meld(const Query *q, int c) {
+    int s = c / 13, r = c % 13;
+    int jk = q->hiJ < g_mjpm ? q->hiJ : g_mjpm;
+    int others = 0;
+    for (int u = 0; u < 4; u++)
+        if (u != s && q->hi[u * 13 + r] > 0) others++;
+    if (others + jk >= 2) return 1;
+    int n = q->np, cyc = (q->P[0].flags & F_HEADS) != 0; /* wrap: positions form a cycle */
+    for (int i = 0; i < n; i++) {
+        if (q->P[i].rank != r) continue;
+        for (int a = i - 2; a <= i; a++) {
+            int gaps = 0, ok = 1;
+            for (int j = a; j < a + 3 && ok; j++) {
+                int jj = cyc ? ((j % n) + n) % n : j;
+                if (jj < 0 || jj >= n) ok = 0;
+                else if (jj != i && q->hi[s * 13 + q->P[jj].rank] == 0) gaps++;
+            }
+            if (ok && gaps <= jk) return 1;
+        }
+    }
+    return 0;
+}
+
+/* the whole-hand probe of q (see g_full): 1 found (value, path, J filled), 0 not found (also when
+ * some hand card fits no meld at all: then the whole hand cannot be played) */
+static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
+    if (g_full <= 0 || q->min_open > 0 || q->need_group) return 0;
+    int32_t v = 0;
+    int any = 0;
+    for (int c = 0; c < JOKER; c++) {
+        if (q->hi[c] > q->lo[c]) {
+            if (q->w[c] <= 0 || !card_can_meld(q, c)) return 0;
+            any = 1;
+        }
+        v += q->w[c] * q->hi[c];
+    }
+    if (q->hiJ > q->loJ) {
+        if (q->wJ <= 0) return 0;
+        any = 1;
+    }
+    if (!any) return 0; /* a repack: nothing to choose */
+    v += q->wJ * q->hiJ;
+    if (q->cap >= 0 && v > q->cap) return 0;
+    Query full = *q;
+    memcpy(full.lo, full.hi, sizeof full.lo);
+    full.loJ = full.hiJ;
+    if (fd_prepare((size_t)(4 * g_full + 64)) < 0) return -1;
+    fd_exp = 0;
+    size_t keep = succ_n;
+    int r = full_dfs(&full, 0, k0_init(q->e0), k1_init(q->e0), path, J);
+    succ_n = keep;
+    if (r == 1) { *value = v; last_method = 3; return 1; }
+    return r == -5 || r == 0 ? 0 : r;
+}
+
 /* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. */
 static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     SuitState empty;
@@ -1638,6 +1776,16 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     uint64_t k0 = k0_init(q->e0), k1r = k1_init(q->e0);
     us_reset();
     us_err = 0;
+    /* crowded tables and jokers: the depth-first search goes first. With jokers, where its bounds
+     * cost most, the whole-hand probe goes before it (without jokers the bounded search is cheap
+     * and a failed probe, the usual outcome in play, would cost more than it saves) */
+    int lo_cards = 0;
+    for (int c = 0; c < NT; c++) lo_cards += q->lo[c];
+    int skip_first = g_crowd >= 0 && (q->hiJ > 0 || lo_cards >= g_crowd);
+    if (!g_force && q->hiJ > 0) {
+        int fr = full_probe(q, value, path, J);
+        if (fr != 0) return fr;
+    }
     if (g_force == 1) return forward_best(q, 0, value, path, J);
     /* alternate forward passes and depth-first probes with budgets growing tenfold (the memo of
      * the depth-first search is kept between probes), until one finishes */
@@ -1646,10 +1794,6 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     long bb = g_budget, dl = g_probe;
     int bfs_done = g_force == 2;
     int32_t v = NEG;
-    /* crowded tables and jokers: the depth-first probe goes first */
-    int lo_cards = 0;
-    for (int c = 0; c < NT; c++) lo_cards += q->lo[c];
-    int skip_first = g_crowd >= 0 && (q->hiJ > 0 || lo_cards >= g_crowd);
     for (;;) {
         if (skip_first) skip_first = 0;
         else if (!bfs_done) {
@@ -1827,6 +1971,7 @@ static PyObject *run_solve(Query *q, int rc) {
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
     if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
     last_states = last_pruned = last_nodes = 0;
+    fd_exp = 0;
     int32_t value, path[MAXST];
     int J;
     int r = solve_query(q, &value, path, &J);
@@ -2023,19 +2168,19 @@ done:
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_states", last_states, "last_pruned", last_pruned,
-                         "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
+    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_probe", fd_exp, "last_states", last_states,
+                         "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", NULL};
+                            "usj", "crowd", "full", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
-         crowd = g_crowd;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplpl", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj, &crowd))
+         crowd = g_crowd, full = g_full;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplpll", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd, &full))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2048,9 +2193,10 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_alive = alive;
     g_usj = usj;
     g_crowd = crowd;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l}", "prune", g_prune, "budget", g_budget, "force",
+    g_full = full;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l}", "prune", g_prune, "budget", g_budget, "force",
                          g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2", g_budget2,
-                         "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd);
+                         "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -2070,13 +2216,16 @@ static PyMethodDef methods[] = {
     {"by_card", py_by_card, METH_VARARGS,
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
-    {"stats", py_stats, METH_NOARGS, "Sizes of the last search and of the caches."},
+    {"stats", py_stats, METH_NOARGS,
+     "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe; "
+     "last_probe: its expansions)."},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
     {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
      "set_params(prune, budget, force, memo_limit, tie, probe, budget2) -> current settings. Testing and "
      "tuning knobs, every one optional: dominance pruning on/off; forward entries before the depth-first "
      "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
-     "(4: most cards to groups first); probe expansions; second forward budget."},
+     "(4: most cards to groups first); probe expansions; second forward budget; and norm, alive, usj, crowd, "
+     "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
