@@ -1250,13 +1250,17 @@ static uint32_t mt_cur = 1;
 static size_t mt_cap = 0;
 static int dfs_err = 0;
 
+static inline size_t stage_hash(int st, uint64_t k0, uint64_t k1) {
+    return (size_t)mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24)));
+}
+
 static int memo_reserve(void) {
     if (mt_cap && (me_n + 1) * 2 <= mt_cap) return 0;
     size_t nc = mt_cap ? mt_cap * 2 : 1 << 14;
     MSlot *t = calloc(nc, sizeof(MSlot));
     if (!t) return -1;
     for (size_t i = 0; i < me_n; i++) {
-        size_t h = mix64(me[i].k0 ^ mix64(me[i].k1 ^ ((uint64_t)me[i].st << 24))) & (nc - 1);
+        size_t h = stage_hash(me[i].st, me[i].k0, me[i].k1) & (nc - 1);
         while (t[h].stamp) h = (h + 1) & (nc - 1);
         t[h] = (MSlot){(int32_t)i, 1};
     }
@@ -1268,7 +1272,7 @@ static int memo_reserve(void) {
 }
 /* index of the memo entry of (st, k0, k1), or -1 */
 static int32_t memo_find(int st, uint64_t k0, uint64_t k1, size_t *slot) {
-    size_t h = mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24))) & (mt_cap - 1);
+    size_t h = stage_hash(st, k0, k1) & (mt_cap - 1);
     while (mt[h].stamp == mt_cur) {
         MEntry *m = &me[mt[h].idx];
         if (m->k0 == k0 && m->k1 == k1 && m->st == st) return mt[h].idx;
@@ -1276,6 +1280,20 @@ static int32_t memo_find(int st, uint64_t k0, uint64_t k1, size_t *slot) {
     }
     *slot = h;
     return -1;
+}
+
+/* a new memo entry in the free slot memo_find gave; its index, or -1 (out of memory) */
+static int32_t memo_add(int st, uint64_t k0, uint64_t k1, int32_t ub, int exact, size_t slot) {
+    if (me_n + 1 > me_cap) {
+        size_t nc = me_cap ? me_cap * 2 : 4096;
+        MEntry *nm = realloc(me, nc * sizeof(MEntry));
+        if (!nm) return -1;
+        me = nm; me_cap = nc;
+    }
+    int32_t idx = (int32_t)me_n++;
+    me[idx] = (MEntry){k0, k1, ub, -1, (int16_t)st, (int8_t)exact, 0};
+    mt[slot] = (MSlot){idx, mt_cur};
+    return idx;
 }
 
 /* does stage st leave this state unchanged (no cards, no choice)? */
@@ -1314,15 +1332,8 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         if ((long)me_n >= g_memo_limit) { dfs_err = -3; return NEG; }
         int32_t ub = node_bound(q, st, k0, k1);
         if (us_err) { dfs_err = us_err; return NEG; }
-        if (me_n + 1 > me_cap) {
-            size_t nc = me_cap ? me_cap * 2 : 4096;
-            MEntry *nm = realloc(me, nc * sizeof(MEntry));
-            if (!nm) { dfs_err = -1; return NEG; }
-            me = nm; me_cap = nc;
-        }
-        idx = (int32_t)me_n++;
-        me[idx] = (MEntry){k0, k1, ub, -1, (int16_t)st, 0, 0};
-        mt[slot] = (MSlot){idx, mt_cur};
+        idx = memo_add(st, k0, k1, ub, 0, slot);
+        if (idx < 0) { dfs_err = -1; return NEG; }
         last_nodes++;
     }
     if (me[idx].exact || me[idx].ub < need || me[idx].ub <= NEG) return me[idx].ub;
@@ -1645,41 +1656,10 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
  * computes no bounds: children in the depth-first search's tie order (most cards to groups first,
  * fewest runs left needing a card), states proven dead remembered, at most g_full expansions. A
  * found arrangement is optimal without any bound; otherwise solve() runs as before. solve() asks
- * for it when jokers are among the cards. */
+ * for it when jokers are among the cards. The dead states are kept in the depth-first memo (as
+ * entries with no completion), which solve() clears before and after the probe. */
 static long g_full = 300; /* expansions of the whole-hand probe; 0 turns it off */
-static uint64_t *fd_k0 = NULL, *fd_k1 = NULL;
-static uint32_t *fd_stamp = NULL;
-static int16_t *fd_st = NULL;
-static size_t fd_cap = 0;
-static uint32_t fd_cur = 0;
-static long fd_exp = 0;
-
-static int fd_prepare(size_t want) {
-    if (fd_cap < want) {
-        size_t nc = fd_cap ? fd_cap : 1024;
-        while (nc < want) nc *= 2;
-        uint64_t *a = malloc(nc * sizeof(uint64_t)), *b = malloc(nc * sizeof(uint64_t));
-        uint32_t *c = calloc(nc, sizeof(uint32_t));
-        int16_t *d = malloc(nc * sizeof(int16_t));
-        if (!a || !b || !c || !d) { free(a); free(b); free(c); free(d); return -1; }
-        free(fd_k0); free(fd_k1); free(fd_stamp); free(fd_st);
-        fd_k0 = a; fd_k1 = b; fd_stamp = c; fd_st = d; fd_cap = nc;
-        fd_cur = 0;
-    }
-    if (++fd_cur == 0) { memset(fd_stamp, 0, fd_cap * sizeof(uint32_t)); fd_cur = 1; }
-    return 0;
-}
-
-/* is (st, k0, k1) known dead? with add: record it */
-static int fd_dead(int st, uint64_t k0, uint64_t k1, int add) {
-    size_t h = mix64(k0 ^ mix64(k1 ^ ((uint64_t)st << 24))) & (fd_cap - 1);
-    while (fd_stamp[h] == fd_cur) {
-        if (fd_k0[h] == k0 && fd_k1[h] == k1 && fd_st[h] == st) return 1;
-        h = (h + 1) & (fd_cap - 1);
-    }
-    if (add) { fd_stamp[h] = fd_cur; fd_k0[h] = k0; fd_k1[h] = k1; fd_st[h] = (int16_t)st; }
-    return 0;
-}
+static long probe_exp = 0;  /* expansions of the last probe */
 
 /* 1 found (path filled from st on), 0 dead, -5 over the budget, other <0 error */
 static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *path, int *J) {
@@ -1690,8 +1670,10 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
         *J = K1_J(k1);
         return 1;
     }
-    if (fd_dead(st, k0, k1, 0)) return 0;
-    if (++fd_exp > g_full) return -5;
+    size_t slot;
+    if (memo_reserve() < 0) return -1;
+    if (memo_find(st, k0, k1, &slot) >= 0) return 0; /* the probe keeps dead states only */
+    if (++probe_exp > g_full) return -5;
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
     if (r < 0) { succ_n = base; return r; }
@@ -1705,7 +1687,9 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
         if (rr < 0) { succ_n = base; return rr; }
     }
     succ_n = base;
-    fd_dead(st, k0, k1, 1);
+    /* dead: remember it (the recursion may have grown the table: find the slot again) */
+    if (memo_reserve() < 0) return -1;
+    if (memo_find(st, k0, k1, &slot) < 0 && memo_add(st, k0, k1, NEG, 1, slot) < 0) return -1;
     return 0;
 }
 
@@ -1758,8 +1742,8 @@ static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
     Query full = *q;
     memcpy(full.lo, full.hi, sizeof full.lo);
     full.loJ = full.hiJ;
-    if (fd_prepare((size_t)(4 * g_full + 64)) < 0) return -1;
-    fd_exp = 0;
+    memo_reset();
+    probe_exp = 0;
     size_t keep = succ_n;
     int r = full_dfs(&full, 0, k0_init(q->e0), k1_init(q->e0), path, J);
     succ_n = keep;
@@ -1971,7 +1955,7 @@ static PyObject *run_solve(Query *q, int rc) {
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
     if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
     last_states = last_pruned = last_nodes = 0;
-    fd_exp = 0;
+    probe_exp = 0;
     int32_t value, path[MAXST];
     int J;
     int r = solve_query(q, &value, path, &J);
@@ -2168,7 +2152,7 @@ done:
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_probe", fd_exp, "last_states", last_states,
+    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states", last_states,
                          "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
