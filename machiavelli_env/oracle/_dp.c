@@ -248,7 +248,6 @@ static uint16_t tok_ext(uint16_t t, int joker) {
     return TK(T_KIND(t), len, T_J(t) + (joker ? 1 : 0), T_REAL(t) | (joker ? 0 : 1), T_FLAG(t), T_MRE(t));
 }
 
-static int cmp_u16(const void *a, const void *b) { return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b; }
 
 /* enumeration context */
 typedef struct {
@@ -271,7 +270,12 @@ static int emit(Enum *E) {
     memset(&s, 0, sizeof s);
     s.ntok = (uint8_t)E->nnew;
     memcpy(s.tok, E->newtok, E->nnew * sizeof(uint16_t));
-    qsort(s.tok, s.ntok, sizeof(uint16_t), cmp_u16);
+    for (int i = 1; i < s.ntok; i++) { /* sort the tokens (insertion: at most MAXTOK) */
+        uint16_t t = s.tok[i];
+        int j = i;
+        while (j > 0 && s.tok[j - 1] > t) { s.tok[j] = s.tok[j - 1]; j--; }
+        s.tok[j] = t;
+    }
     for (int g = 0; E->real_used + g <= E->hi; g++) {
         int x = E->real_used + g;
         if (g > 0 && (E->flags & F_NOGROUP)) break;
@@ -793,9 +797,11 @@ typedef struct {
 
 static Entry *en = NULL;
 static size_t en_n = 0, en_cap = 0;
-static int32_t *htab = NULL;
-static uint32_t *hstamp = NULL;
-static size_t hcap = 0;
+/* the forward pass's hash table of the layer being built: slot h in use when ht[h].stamp == curstamp;
+ * a stage uses the first hact slots (a power of two about twice the entries it expects) */
+typedef struct { int32_t idx; uint32_t stamp; } HSlot;
+static HSlot *ht = NULL;
+static size_t hcap = 0, hact = 0;
 static uint32_t curstamp = 0;
 static long last_states = 0, last_pruned = 0, last_nodes = 0;
 static int last_method = 0; /* 1 forward, 2 depth-first */
@@ -821,54 +827,51 @@ static inline uint64_t key_hash(uint64_t k0, uint64_t k1) {
     return h ^ (h >> 29) ^ (h >> 47);
 }
 
-static int stage_begin(size_t expected) {
-    size_t need = 16;
-    while (need < expected * 2) need *= 2;
+/* a fresh table of at least `need` slots (a power of two) for the current layer */
+static int stage_table(size_t need) {
     if (need > hcap) {
-        free(htab); free(hstamp);
-        htab = malloc(need * sizeof(int32_t));
-        hstamp = calloc(need, sizeof(uint32_t));
-        if (!htab || !hstamp) { hcap = 0; return -1; }
+        HSlot *t = calloc(need, sizeof(HSlot));
+        if (!t) return -1;
+        free(ht);
+        ht = t;
         hcap = need;
         curstamp = 0;
     }
-    curstamp++;
-    if (curstamp == 0) { memset(hstamp, 0, hcap * sizeof(uint32_t)); curstamp = 1; }
+    hact = need;
+    if (++curstamp == 0) { memset(ht, 0, hcap * sizeof(HSlot)); curstamp = 1; }
     return 0;
+}
+
+static int stage_begin(size_t expected) {
+    size_t need = 16;
+    while (need < expected * 2) need *= 2;
+    return stage_table(need);
 }
 
 /* insert or improve; returns the entry index, or -1 on memory error */
 static int32_t stage_put(size_t stage_start, uint64_t k0, uint64_t k1, int32_t val, int32_t prev, int32_t tr) {
     size_t used = en_n - stage_start;
-    if ((used + 1) * 2 > hcap) {
-        size_t nc = hcap * 2;
-        free(htab); free(hstamp);
-        htab = malloc(nc * sizeof(int32_t));
-        hstamp = calloc(nc, sizeof(uint32_t));
-        if (!htab || !hstamp) { hcap = 0; return -1; }
-        hcap = nc;
-        curstamp = 1;
+    if ((used + 1) * 2 > hact) { /* twice the slots, this layer's entries again */
+        if (stage_table(hact * 2) < 0) return -1;
         for (size_t i = stage_start; i < en_n; i++) {
-            size_t h = key_hash(en[i].k0, en[i].k1) & (hcap - 1);
-            while (hstamp[h] == curstamp) h = (h + 1) & (hcap - 1);
-            hstamp[h] = curstamp;
-            htab[h] = (int32_t)i;
+            size_t h = key_hash(en[i].k0, en[i].k1) & (hact - 1);
+            while (ht[h].stamp == curstamp) h = (h + 1) & (hact - 1);
+            ht[h] = (HSlot){(int32_t)i, curstamp};
         }
     }
-    size_t h = key_hash(k0, k1) & (hcap - 1);
-    while (hstamp[h] == curstamp) {
-        Entry *e = &en[htab[h]];
+    size_t h = key_hash(k0, k1) & (hact - 1);
+    while (ht[h].stamp == curstamp) {
+        Entry *e = &en[ht[h].idx];
         if (e->k0 == k0 && e->k1 == k1) {
             if (val > e->val) { e->val = val; e->prev = prev; e->tr = tr; }
-            return htab[h];
+            return ht[h].idx;
         }
-        h = (h + 1) & (hcap - 1);
+        h = (h + 1) & (hact - 1);
     }
     GROW(en, en_cap, en_n + 1);
     Entry *e = &en[en_n];
     e->k0 = k0; e->k1 = k1; e->val = val; e->prev = prev; e->tr = tr; e->dead = 0;
-    hstamp[h] = curstamp;
-    htab[h] = (int32_t)en_n;
+    ht[h] = (HSlot){(int32_t)en_n, curstamp};
     return (int32_t)en_n++;
 }
 
@@ -1100,27 +1103,60 @@ static int32_t path_back(int layer, int32_t cur, int32_t *path) {
 /* us(s, p, sid): the most value suit s alone can add after position p (p = -1: from the start)
  * from open runs sid, with groups allowed wherever the rank could form one and every joker
  * available; NEG if its runs cannot be completed. An upper bound for the depth-first search. */
-static uint64_t *us_keys = NULL;
-static int32_t *us_vals = NULL;
-static uint32_t *us_stamp = NULL;
-static size_t us_cap = 0, us_n = 0;
-static uint32_t us_cur = 0;
+typedef struct { uint64_t key; int32_t val; uint32_t stamp; } USlot; /* in use when stamp == us_cur */
+#define US_START ((size_t)1 << 14)
+static USlot *ut = NULL, *ut_tmp = NULL;
+static size_t us_cap = 0, us_n = 0; /* allocated slots, entries of this query */
+static size_t us_act = 0;            /* active slots (as for the memo): a power of two, at most us_cap */
+static uint32_t us_cur = 1;
 
 static int us_reserve(void) {
-    if (us_cap && (us_n + 1) * 2 <= us_cap) return 0;
-    size_t nc = us_cap ? us_cap * 2 : 4096;
-    uint64_t *nk = malloc(nc * sizeof(uint64_t));
-    int32_t *nv = malloc(nc * sizeof(int32_t));
-    uint32_t *ns = calloc(nc, sizeof(uint32_t));
-    if (!nk || !nv || !ns) { free(nk); free(nv); free(ns); return -1; }
-    for (size_t i = 0; i < us_cap; i++) {
-        if (us_stamp[i] != us_cur) continue;
-        size_t h = mix64(us_keys[i]) & (nc - 1);
-        while (ns[h] == us_cur) h = (h + 1) & (nc - 1);
-        ns[h] = us_cur; nk[h] = us_keys[i]; nv[h] = us_vals[i];
+    if (us_act && (us_n + 1) * 2 <= us_act) return 0;
+    size_t nc = us_act ? us_act * 2 : US_START, n = 0;
+    USlot *tmp = realloc(ut_tmp, (us_n + 1) * sizeof(USlot)); /* this query's entries, moved aside */
+    if (!tmp) return -1;
+    ut_tmp = tmp;
+    for (size_t i = 0; i < us_act; i++)
+        if (ut[i].stamp == us_cur) tmp[n++] = ut[i];
+    if (nc > us_cap) {
+        USlot *t = calloc(nc, sizeof(USlot));
+        if (!t) return -1;
+        free(ut);
+        ut = t;
+        us_cap = nc;
+        us_cur = 1;
+    } else if (++us_cur == 0) {
+        memset(ut, 0, us_cap * sizeof(USlot));
+        us_cur = 1;
     }
-    free(us_keys); free(us_vals); free(us_stamp);
-    us_keys = nk; us_vals = nv; us_stamp = ns; us_cap = nc;
+    us_act = nc;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = mix64(tmp[i].key) & (nc - 1);
+        while (ut[h].stamp == us_cur) h = (h + 1) & (nc - 1);
+        ut[h] = tmp[i];
+        ut[h].stamp = us_cur;
+    }
+    return 0;
+}
+
+/* the cached value of key, or 0 with *slot set to the free slot where it goes */
+static inline int us_find(uint64_t key, int32_t *val, size_t *slot) {
+    size_t h = mix64(key) & (us_act - 1);
+    while (ut[h].stamp == us_cur) {
+        if (ut[h].key == key) { *val = ut[h].val; return 1; }
+        h = (h + 1) & (us_act - 1);
+    }
+    *slot = h;
+    return 0;
+}
+/* insert a key known to be absent (the table may have grown since us_find: look afresh) */
+static int us_put(uint64_t key, int32_t val) {
+    if (us_reserve() < 0) return -1;
+    int32_t v;
+    size_t h = 0;
+    us_find(key, &v, &h);
+    ut[h] = (USlot){key, val, us_cur};
+    us_n++;
     return 0;
 }
 
@@ -1131,11 +1167,9 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
     if (!g_usj) jav = q->hiJ;
     uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
     if (us_reserve() < 0) { us_err = -1; return NEG; }
-    size_t h = mix64(key) & (us_cap - 1);
-    while (us_stamp[h] == us_cur) {
-        if (us_keys[h] == key) return us_vals[h];
-        h = (h + 1) & (us_cap - 1);
-    }
+    int32_t cached;
+    size_t h;
+    if (us_find(key, &cached, &h)) return cached;
     int pp = p + 1, al = ss_arr[sid].acelow, l, hh;
     pos_bounds(q, pp, s, al, &l, &hh);
     int32_t best = NEG;
@@ -1152,18 +1186,14 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
             if (v > best) best = v;
         }
     }
-    /* the table may have grown during the recursion: insert afresh */
-    if (us_reserve() < 0) { us_err = -1; return NEG; }
-    h = mix64(key) & (us_cap - 1);
-    while (us_stamp[h] == us_cur) h = (h + 1) & (us_cap - 1);
-    us_stamp[h] = us_cur; us_keys[h] = key; us_vals[h] = best; us_n++;
+    if (us_put(key, best) < 0) { us_err = -1; return NEG; } /* the recursion may have grown the table */
     return best;
 }
 
 static void us_reset(void) {
-    us_cur++;
     us_n = 0;
-    if (us_cur == 0) { if (us_stamp) memset(us_stamp, 0, us_cap * sizeof(uint32_t)); us_cur = 1; }
+    us_act = us_cap < US_START ? us_cap : US_START;
+    if (++us_cur == 0) { if (ut) memset(ut, 0, us_cap * sizeof(USlot)); us_cur = 1; }
 }
 
 /* gmask(s, p, sid, jav): bitmask of the numbers of cards suit s (open runs sid, before position
@@ -1172,11 +1202,9 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
     if (!g_usj) jav = q->hiJ;
     uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)p << 23) | ((uint64_t)jav << 27) | (1ULL << 31);
     if (us_reserve() < 0) { us_err = -1; return 0; }
-    size_t h = mix64(key) & (us_cap - 1);
-    while (us_stamp[h] == us_cur) {
-        if (us_keys[h] == key) return us_vals[h];
-        h = (h + 1) & (us_cap - 1);
-    }
+    int32_t cached;
+    size_t h;
+    if (us_find(key, &cached, &h)) return cached;
     int al = ss_arr[sid].acelow, l, hh, mask = 0;
     pos_bounds(q, p, s, al, &l, &hh);
     if (hh >= 0) {
@@ -1191,10 +1219,7 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
             mask |= 1 << t.g;
         }
     }
-    if (us_reserve() < 0) { us_err = -1; return 0; }
-    h = mix64(key) & (us_cap - 1);
-    while (us_stamp[h] == us_cur) h = (h + 1) & (us_cap - 1);
-    us_stamp[h] = us_cur; us_keys[h] = key; us_vals[h] = mask; us_n++;
+    if (us_put(key, mask) < 0) { us_err = -1; return 0; }
     return mask;
 }
 
@@ -1243,11 +1268,15 @@ typedef struct { uint64_t k0, k1; int32_t ub, best; int16_t st; int8_t exact, pa
 static MEntry *me = NULL;
 static size_t me_n = 0, me_cap = 0;
 /* memo hash table: slot h is in use when mt[h].stamp == mt_cur, so that a new query clears the
- * table by bumping mt_cur instead of rewriting it (it may hold a million slots) */
+ * table by bumping mt_cur instead of rewriting it (it may hold a million slots). Each query starts
+ * on the first MT_START slots and doubles that active part as its entries grow: a small search
+ * touches a few cache lines and pages however large an earlier query made the allocation */
 typedef struct { int32_t idx; uint32_t stamp; } MSlot;
+#define MT_START ((size_t)1 << 12)
 static MSlot *mt = NULL;
 static uint32_t mt_cur = 1;
-static size_t mt_cap = 0;
+static size_t mt_cap = 0; /* allocated slots */
+static size_t mt_act = 0; /* slots in use by this query: a power of two, at most mt_cap */
 static int dfs_err = 0;
 
 static inline size_t stage_hash(int st, uint64_t k0, uint64_t k1) {
@@ -1255,28 +1284,34 @@ static inline size_t stage_hash(int st, uint64_t k0, uint64_t k1) {
 }
 
 static int memo_reserve(void) {
-    if (mt_cap && (me_n + 1) * 2 <= mt_cap) return 0;
-    size_t nc = mt_cap ? mt_cap * 2 : 1 << 14;
-    MSlot *t = calloc(nc, sizeof(MSlot));
-    if (!t) return -1;
-    for (size_t i = 0; i < me_n; i++) {
-        size_t h = stage_hash(me[i].st, me[i].k0, me[i].k1) & (nc - 1);
-        while (t[h].stamp) h = (h + 1) & (nc - 1);
-        t[h] = (MSlot){(int32_t)i, 1};
+    if (mt_act && (me_n + 1) * 2 <= mt_act) return 0;
+    size_t nc = mt_act ? mt_act * 2 : MT_START;
+    if (nc > mt_cap) {
+        MSlot *t = calloc(nc, sizeof(MSlot));
+        if (!t) return -1;
+        free(mt);
+        mt = t;
+        mt_cap = nc;
+        mt_cur = 1;
+    } else if (++mt_cur == 0) { /* the stamps wrapped: clear them once */
+        memset(mt, 0, mt_cap * sizeof(MSlot));
+        mt_cur = 1;
     }
-    free(mt);
-    mt = t;
-    mt_cur = 1;
-    mt_cap = nc;
+    mt_act = nc;
+    for (size_t i = 0; i < me_n; i++) { /* the entries again, in the larger active part */
+        size_t h = stage_hash(me[i].st, me[i].k0, me[i].k1) & (nc - 1);
+        while (mt[h].stamp == mt_cur) h = (h + 1) & (nc - 1);
+        mt[h] = (MSlot){(int32_t)i, mt_cur};
+    }
     return 0;
 }
 /* index of the memo entry of (st, k0, k1), or -1 */
 static int32_t memo_find(int st, uint64_t k0, uint64_t k1, size_t *slot) {
-    size_t h = stage_hash(st, k0, k1) & (mt_cap - 1);
+    size_t h = stage_hash(st, k0, k1) & (mt_act - 1);
     while (mt[h].stamp == mt_cur) {
         MEntry *m = &me[mt[h].idx];
         if (m->k0 == k0 && m->k1 == k1 && m->st == st) return mt[h].idx;
-        h = (h + 1) & (mt_cap - 1);
+        h = (h + 1) & (mt_act - 1);
     }
     *slot = h;
     return -1;
@@ -1312,11 +1347,25 @@ static int identity_step(const Query *q, int st, uint64_t k0, uint64_t k1, int32
     return 1;
 }
 
+/* children order: best bound first, then the tie key h (larger first), then the transition index
+ * (unique among siblings, so the order is total) */
+static inline int succ_before(const Succ *x, const Succ *y) {
+    if (x->bound != y->bound) return x->bound > y->bound;
+    if (x->h != y->h) return x->h > y->h;
+    return x->tr < y->tr;
+}
 static int cmp_bound_desc(const void *a, const void *b) {
-    const Succ *x = a, *y = b;
-    if (x->bound != y->bound) return (x->bound < y->bound) - (x->bound > y->bound);
-    if (x->h != y->h) return (x->h < y->h) - (x->h > y->h);
-    return x->tr - y->tr;
+    return succ_before(a, b) ? -1 : succ_before(b, a) ? 1 : 0;
+}
+/* sort siblings in that order: insertion sort for the usual handful, qsort beyond */
+static void sort_succ(Succ *a, size_t n) {
+    if (n > 48) { qsort(a, n, sizeof(Succ), cmp_bound_desc); return; }
+    for (size_t i = 1; i < n; i++) {
+        Succ x = a[i];
+        size_t j = i;
+        while (j > 0 && succ_before(&x, &a[j - 1])) { a[j] = a[j - 1]; j--; }
+        a[j] = x;
+    }
 }
 
 /* Fail-soft search: the exact best completion value of (st, k0, k1) if it is >= need, else an
@@ -1355,7 +1404,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         if (us_err) { dfs_err = us_err; return NEG; }
         c->bound = ub <= NEG ? NEG : c->w + ub;
     }
-    qsort(succ_buf + base, end - base, sizeof(Succ), cmp_bound_desc);
+    sort_succ(succ_buf + base, end - base);
     int32_t best = NEG, bestk = -1, ubrest = NEG;
     for (size_t kk = base; kk < end; kk++) {
         Succ c = succ_buf[kk];
@@ -1612,8 +1661,9 @@ static void reset_caches(void) {
 static void memo_reset(void) {
     me_n = 0;
     if (mt) {
+        mt_act = mt_cap < MT_START ? mt_cap : MT_START;
         if (mt_cap > (1 << 20)) {
-            free(mt); mt = NULL; mt_cap = 0;
+            free(mt); mt = NULL; mt_cap = mt_act = 0;
             free(me); me = NULL; me_cap = 0;
         } else if (++mt_cur == 0) { /* the stamps wrapped: clear them once */
             memset(mt, 0, mt_cap * sizeof(MSlot));
@@ -1679,7 +1729,7 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
     if (r < 0) { succ_n = base; return r; }
     size_t end = succ_n;
     for (size_t k = base; k < end; k++) succ_buf[k].bound = 0;
-    qsort(succ_buf + base, end - base, sizeof(Succ), cmp_bound_desc);
+    sort_succ(succ_buf + base, end - base);
     for (size_t kk = base; kk < end; kk++) {
         Succ c = succ_buf[kk]; /* copied: the recursion may grow succ_buf */
         int rr = full_dfs(q, st + 1, c.k0, c.k1, path, J);
@@ -1766,7 +1816,7 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
     int lo_cards = 0;
     for (int c = 0; c < NT; c++) lo_cards += q->lo[c];
     int skip_first = g_crowd >= 0 && (q->hiJ > 0 || lo_cards >= g_crowd);
-    if (!g_force && q->hiJ > 0) {
+    if (!g_force && skip_first) {
         int fr = full_probe(q, value, path, J);
         if (fr != 0) return fr;
     }
