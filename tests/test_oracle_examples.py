@@ -161,6 +161,36 @@ def test_nothing_playable_gives_an_empty_best_play() -> None:
     assert not playable_cards(c("10H JH QH"), c("2C 5S"), CLASSIC).any()
 
 
+# ---------------------------------------------------------------- the Play record
+def test_play_reads_like_a_record_and_survives_pickling_and_copying() -> None:
+    import copy
+    import pickle
+
+    play = best_play(c("10H JH QH"), c("9H KH 2C"), CLASSIC)
+    assert play.value == 2 and play.size == 2 and play.cards == sorted(parse_card(x) for x in ("9H", "KH"))
+    assert play.counts.dtype == np.int64 and play.counts.shape == (NUM_TYPES,)
+    assert play.counts is play.counts  # one view, made on first access
+    for other in (pickle.loads(pickle.dumps(play)), copy.deepcopy(play), copy.copy(play)):
+        assert other == play and not (other != play)
+        assert other.value == play.value and other.melds == play.melds
+        assert np.array_equal(other.counts, play.counts)
+    assert play != best_play(c("10H JH QH"), c("9H"), CLASSIC)
+    assert repr(play).startswith("Play(counts=array(")
+    with pytest.raises(AttributeError):
+        play.value = 3  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="read-only"):
+        play.extra = 1  # type: ignore[attr-defined]
+
+
+def test_best_play_takes_other_integer_dtypes_and_lists_alike() -> None:
+    table, hand = c("10H JH QH"), c("9H KH 2C")
+    want = best_play(table, hand, CLASSIC)
+    for t, h in ((table.astype(np.int32), hand.astype(np.uint8)), (table.tolist(), hand.tolist()),
+                 (table.astype(float), hand.astype(float))):
+        got = best_play(t, h, CLASSIC)
+        assert got == want
+
+
 # ---------------------------------------------------------------- errors
 def test_negative_counts_are_an_oracle_error_naming_the_card() -> None:
     hand = c("5H")

@@ -10,7 +10,8 @@ Everything reduces to one bounded question, answered by the exact dynamic progra
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
 from typing import NoReturn
 
 import numpy as np
@@ -24,23 +25,61 @@ OBJECTIVES = ("cards", "points")
 _INT64 = np.dtype(np.int64)
 
 
-@dataclass(frozen=True)
-class Play:
-    """An optimal play: the cards taken from the hand, its objective value and the new table."""
+class Play(tuple):
+    """An optimal play: the cards taken from the hand, its objective value and the new table.
 
-    counts: np.ndarray  # (53,) int64, the cards played from hand
-    value: int
-    melds: list[list[int]] = field(default_factory=list)  # arrangement of table + play
+    ``Play(counts, value, melds)``; a read-only record (a tuple underneath, so that the extension's
+    answer becomes a ``Play`` without copying). Read it through its attributes: ``counts`` (53,)
+    int64, the cards played from hand (a view of the answer, made on first access), ``value`` and
+    ``melds`` (the arrangement of table + play, lists of card types).
+    """
+
+    # held as (value, counts, melds): counts is an ndarray or the extension's bytearray of 53 int64
+    def __new__(cls, counts: np.ndarray | bytearray, value: int, melds: list[list[int]] | None = None) -> Play:
+        return tuple.__new__(cls, (value, counts, [] if melds is None else melds))
+
+    def __getnewargs__(self) -> tuple:  # pickling and copying go through __new__'s signature
+        return (self.counts, self.value, self.melds)
+
+    value = property(itemgetter(0), doc="The play's objective value.")
+    melds = property(itemgetter(2), doc="The arrangement of table + play into valid melds.")
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """(53,) int64: the cards played from hand."""
+        raw = tuple.__getitem__(self, 1)
+        return raw if type(raw) is np.ndarray else np.frombuffer(raw, dtype=np.int64)
 
     @property
     def cards(self) -> list[int]:
         """The played card types, sorted."""
-        return [c for c in range(NUM_TYPES) for _ in range(int(self.counts[c]))]
+        counts = self.counts
+        return [c for c in range(NUM_TYPES) for _ in range(int(counts[c]))]
 
     @property
     def size(self) -> int:
         """Number of cards played."""
         return int(self.counts.sum())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return self.value == other.value and np.array_equal(self.counts, other.counts) and self.melds == other.melds
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Play is read-only: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Play is read-only: cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return f"Play(counts={self.counts!r}, value={self.value!r}, melds={self.melds!r})"
 
 
 class OracleError(ValueError):
@@ -114,8 +153,24 @@ def _precheck(parts: tuple[tuple[np.ndarray, str], ...]) -> None:
 
 
 def _play(res: tuple) -> Play:
-    value, counts, melds = res
-    return Play(np.frombuffer(counts, dtype=np.int64), value, melds)
+    """The extension's answer ``(value, counts, melds)`` as a :class:`Play` (no copy)."""
+    return tuple.__new__(Play, res)
+
+
+_ARGS: dict[int, tuple[Rules, tuple, dict[str, tuple]]] = {}
+
+
+def _fast_args(rules: Rules, objective: str) -> tuple:
+    """``(weights, ace, mjpm, decks, jokers)`` for the extension, cached per rules value and objective."""
+    hit = _ARGS.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        if len(_ARGS) > 256:
+            _ARGS.clear()
+        hit = _ARGS[id(rules)] = (rules, dp.rules_params(rules), {})
+    args = hit[2].get(objective)
+    if args is None:
+        args = hit[2][objective] = (objective_weights(objective, rules), *hit[1])
+    return args
 
 
 def solve(
@@ -133,6 +188,14 @@ def solve(
     asks for an arrangement holding at least one group; ``min_open_points`` for melds worth at
     least that many opening points (A = 1, J/Q/K = 10, a joker worth the card it stands for).
     """
+    if type(lo) is np.ndarray and type(hi) is np.ndarray and type(weights) is np.ndarray and weights.dtype is _INT64:
+        # fast path, as in best_play
+        try:
+            res = dp.solve_or_code(lo, hi, weights, rules, need_group, int(min_open_points))
+        except ValueError:
+            res = 0
+        if res is None or type(res) is tuple:
+            return None if res is None else tuple.__new__(Play, res)
     lo_a = _check(lo, "lo")
     hi_a = _check(hi, "hi")
     w = np.asarray(weights)
@@ -165,6 +228,19 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
 
     Raises :class:`OracleError` when the table itself cannot be arranged into valid melds.
     """
+    if type(table) is np.ndarray and type(hand) is np.ndarray:
+        # fast path: the extension reads the arrays and checks them; anything unusual (another
+        # dtype or shape, a negative count, a position too large for the memo) takes the full path
+        hit = _ARGS.get(id(rules))
+        args = hit[2].get(objective) if hit is not None and hit[0] is rules else None
+        try:
+            res = dp.best_or_code(table, hand, args or _fast_args(rules, objective))
+        except ValueError:
+            res = 0
+        if type(res) is tuple:
+            return tuple.__new__(Play, res)
+        if res is None:
+            raise OracleError("the table cannot be arranged into valid melds")
     t = _check(table, "table")
     h = _check(hand, "hand")
     w = objective_weights(objective, rules)

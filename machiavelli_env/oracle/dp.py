@@ -101,6 +101,28 @@ def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Ru
         return mirrored_solve(table, table + hand, weights, rules, False)
 
 
+def solve_or_code(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
+    """:func:`raw_solve` without the mirrored retry: 0 when the memo runs out (the caller then takes
+    :func:`raw_solve`), and the error codes unchanged."""
+    if min_open < 0:
+        return 0
+    hit = _PARAMS.get(id(rules))
+    ace, mjpm, decks, jokers = hit[1] if hit is not None and hit[0] is rules else rules_params(rules)
+    try:
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), min_open, decks, jokers)
+    except MemoryError:
+        return 0
+
+
+def best_or_code(table: np.ndarray, hand: np.ndarray, args: tuple):
+    """The extension's ``best`` with its arguments ``(weights, ace, mjpm, decks, jokers)`` given: as
+    :func:`raw_best`, but 0 when the memo runs out (the caller then takes :func:`raw_best`)."""
+    try:
+        return _dp.best(table, hand, *args)
+    except MemoryError:
+        return 0
+
+
 def raw_by_card(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, melds: bool
 ):
@@ -143,8 +165,7 @@ def solve_bounds(
         return None
     if isinstance(res, int):
         _raise_code(res, lo, hi, weights, rules)
-    value, counts, melds = res
-    return Play(np.frombuffer(counts, dtype=np.int64), value, melds)
+    return tuple.__new__(Play, res)
 
 
 def stats() -> dict[str, int]:
