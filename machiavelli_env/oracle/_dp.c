@@ -1439,7 +1439,7 @@ typedef struct {
 } Run;
 
 typedef struct {
-    PyObject *melds;
+    int want_melds; /* write the melds (add_meld) */
     Run runs[4][MAXTOK * 2];
     int nruns[4];
     Run pend[4][MAXTOK * 2]; /* closed heads waiting for a tail */
@@ -1447,14 +1447,25 @@ typedef struct {
     int err;
 } Builder;
 
+/* melds are written compactly (a length byte, then the cards) and become lists only when asked for
+ * (py_melds): callers that want the play's value or cards skip building Python objects */
+static uint8_t *mb_buf = NULL;
+static size_t mb_n = 0, mb_cap = 0;
+
 static void add_meld(Builder *B, const int8_t *a, int na, const int8_t *b, int nb) {
-    if (!B->melds) return;
-    PyObject *m = PyList_New(na + nb);
-    if (!m) { B->err = 1; return; }
-    for (int i = 0; i < na; i++) PyList_SET_ITEM(m, i, PyLong_FromLong(a[i]));
-    for (int i = 0; i < nb; i++) PyList_SET_ITEM(m, na + i, PyLong_FromLong(b[i]));
-    if (PyList_Append(B->melds, m) < 0) B->err = 1;
-    Py_DECREF(m);
+    if (!B->want_melds) return;
+    size_t need = mb_n + 1 + (size_t)na + (size_t)nb;
+    if (need > mb_cap) {
+        size_t nc = mb_cap ? mb_cap * 2 : 1024;
+        while (nc < need) nc *= 2;
+        uint8_t *t = realloc(mb_buf, nc);
+        if (!t) { B->err = 1; PyErr_NoMemory(); return; }
+        mb_buf = t;
+        mb_cap = nc;
+    }
+    mb_buf[mb_n++] = (uint8_t)(na + nb);
+    for (int i = 0; i < na; i++) mb_buf[mb_n++] = (uint8_t)a[i];
+    for (int i = 0; i < nb; i++) mb_buf[mb_n++] = (uint8_t)b[i];
 }
 
 static Run *find_run(Builder *B, int s, uint16_t code) {
@@ -1611,11 +1622,8 @@ static int replay(const Query *q, const int32_t *path, int J, uint8_t *x, PyObje
     memset(B->nruns, 0, sizeof B->nruns);
     memset(B->npend, 0, sizeof B->npend);
     B->err = 0;
-    B->melds = NULL;
-    if (melds_out) {
-        B->melds = PyList_New(0);
-        if (!B->melds) return -1;
-    }
+    B->want_melds = melds_out != NULL;
+    mb_n = 0;
     memset(x, 0, NT);
     int gs[4] = {0, 0, 0, 0};
     for (int st = 0; st < q->nst && !B->err; st++) {
@@ -1634,13 +1642,13 @@ static int replay(const Query *q, const int32_t *path, int J, uint8_t *x, PyObje
     if (!B->err) finish_runs(B);
     x[JOKER] = (uint8_t)J;
     if (B->err) {
-        Py_XDECREF(B->melds);
-        B->melds = NULL;
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_dp: arrangement reconstruction failed");
         return -1;
     }
-    if (melds_out) *melds_out = B->melds;
-    B->melds = NULL;
+    if (melds_out) {
+        *melds_out = PyBytes_FromStringAndSize((const char *)mb_buf, (Py_ssize_t)mb_n);
+        if (!*melds_out) return -1;
+    }
     return 0;
 }
 
@@ -2201,6 +2209,29 @@ done:
     return res;
 }
 
+/* melds(encoded) -> list of melds (lists of card types), from the compact form of add_meld */
+static PyObject *py_melds(PyObject *self, PyObject *arg) {
+    char *buf;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(arg, &buf, &n) < 0) return NULL;
+    const uint8_t *b = (const uint8_t *)buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < n; i += 1 + b[i]) count++;
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    Py_ssize_t i = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        int len = b[i++];
+        if (i + len > n) { Py_DECREF(out); PyErr_SetString(PyExc_ValueError, "_dp: malformed melds"); return NULL; }
+        PyObject *m = PyList_New(len);
+        if (!m) { Py_DECREF(out); return NULL; }
+        for (int j = 0; j < len; j++) PyList_SET_ITEM(m, j, PyLong_FromLong(b[i + j]));
+        PyList_SET_ITEM(out, k, m);
+        i += len;
+    }
+    return out;
+}
+
 static PyObject *py_stats(PyObject *self, PyObject *args) {
     return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states", last_states,
                          "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
@@ -2243,13 +2274,16 @@ static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers) -> "
      "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative); counts: x - lo as "
-     "53 int64 in a bytearray"},
+     "53 int64 in a bytearray; melds: encoded, see melds()"},
     {"best", py_best, METH_VARARGS,
      "best(table, hand, weights, ace, max_jokers_per_meld, decks, jokers): solve with lo = table, "
      "hi = table + hand"},
     {"by_card", py_by_card, METH_VARARGS,
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
+    {"melds", py_melds, METH_O,
+     "melds(encoded) -> list of melds: the arrangement of an answer (bytes: per meld, its length, then "
+     "its card types) as lists of card types"},
     {"stats", py_stats, METH_NOARGS,
      "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe; "
      "last_probe: its expansions)."},

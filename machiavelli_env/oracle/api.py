@@ -30,11 +30,12 @@ class Play(tuple):
 
     ``Play(counts, value, melds)``; a read-only record (a tuple underneath, so that the extension's
     answer becomes a ``Play`` without copying). Read it through its attributes: ``counts`` (53,)
-    int64, the cards played from hand (a view of the answer, made on first access), ``value`` and
-    ``melds`` (the arrangement of table + play, lists of card types).
+    int64, the cards played from hand, ``value`` and ``melds`` (the arrangement of table + play,
+    lists of card types); ``counts`` and ``melds`` are made from the answer on first access.
     """
 
-    # held as (value, counts, melds): counts is an ndarray or the extension's bytearray of 53 int64
+    # held as (value, counts, melds): counts is an ndarray or the extension's bytearray of 53 int64,
+    # melds a list or the extension's encoded bytes
     def __new__(cls, counts: np.ndarray | bytearray, value: int, melds: list[list[int]] | None = None) -> Play:
         return tuple.__new__(cls, (value, counts, [] if melds is None else melds))
 
@@ -42,7 +43,12 @@ class Play(tuple):
         return (self.counts, self.value, self.melds)
 
     value = property(itemgetter(0), doc="The play's objective value.")
-    melds = property(itemgetter(2), doc="The arrangement of table + play into valid melds.")
+
+    @cached_property
+    def melds(self) -> list[list[int]]:
+        """The arrangement of table + play into valid melds (lists of card types)."""
+        raw = tuple.__getitem__(self, 2)
+        return dp.decode_melds(raw) if type(raw) is bytes else raw
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -220,7 +226,7 @@ def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     if isinstance(res, int):
         _precheck(((t, "table"), (p, "play")))
         _raise_code(res, total, total, None, rules)
-    return None if res is None else res[2]
+    return None if res is None else dp.decode_melds(res[2])
 
 
 def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards") -> Play:

@@ -68,14 +68,20 @@ def _unmirror(res: Any) -> Any:
     value, counts, melds = res
     back = bytearray(np.frombuffer(counts, dtype=np.int64)[MIRROR].tobytes())
     if melds is not None:
-        melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in melds]
+        melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(melds)]
     return value, back, melds
+
+
+def decode_melds(encoded: bytes) -> list[list[int]]:
+    """The arrangement of an extension answer (encoded: per meld its length, then its cards) as lists."""
+    return _dp.melds(encoded)
 
 
 def raw_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
     """The extension's answer: ``None``, ``(value, counts, melds)`` with ``counts`` = ``x - lo`` as
-    53 int64 in a bytearray, or an int error code (1: lo > hi, 2: more copies than the pack, 3: a
-    negative count or weight). Retried on the mirrored position when the memo runs out."""
+    53 int64 in a bytearray and ``melds`` encoded (:func:`decode_melds`), or an int error code (1:
+    lo > hi, 2: more copies than the pack, 3: a negative count or weight). Retried on the mirrored
+    position when the memo runs out."""
     ace, mjpm, decks, jokers = rules_params(rules)
     try:
         return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers)
