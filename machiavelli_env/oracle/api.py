@@ -92,29 +92,61 @@ class OracleError(ValueError):
     """Bad input to the oracle (wrong shapes, negative counts, more copies than the pack holds)."""
 
 
-_WEIGHTS: dict[int, tuple[Rules, dict[str, np.ndarray]]] = {}
+class _RulesArgs:
+    """The extension's view of one rules value: its parameters and, per objective (made when first
+    asked for), the weights and the argument tuple ``(weights, ace, mjpm, decks, jokers)``."""
+
+    __slots__ = ("rules", "params", "args")
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.params = dp.rules_params(rules)
+        self.args: dict[str, tuple] = {}
+
+    def for_objective(self, objective: str) -> tuple:
+        try:
+            args = self.args.get(objective)
+        except TypeError:  # unhashable
+            args = None
+        if args is None:
+            if objective == "cards":
+                w = np.ones(NUM_TYPES, dtype=np.int64)
+            elif objective == "points":
+                w = np.array([self.rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
+            else:
+                raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'")
+            w.setflags(write=False)
+            args = self.args[objective] = (w, *self.params)
+        return args
+
+
+# by identity first (one dict lookup), then by value: rules loaded again (say, once per position of
+# a test file) share the entry instead of computing it anew
+_ARGS: dict[int, _RulesArgs] = {}
+_ARGS_BY_VALUE: dict[Rules, _RulesArgs] = {}
+
+
+def _rules_args(rules: Rules) -> _RulesArgs:
+    hit = _ARGS.get(id(rules))
+    if hit is not None and hit.rules is rules:
+        return hit
+    hit = _ARGS_BY_VALUE.get(rules)
+    if hit is None:
+        if len(_ARGS_BY_VALUE) > 1024:
+            _ARGS_BY_VALUE.clear()
+        hit = _ARGS_BY_VALUE[rules] = _RulesArgs(rules)
+    if len(_ARGS) > 256:
+        _ARGS.clear()
+    _ARGS[id(rules)] = hit
+    return hit
 
 
 def objective_weights(objective: str, rules: Rules) -> np.ndarray:
     """Per-card-type weights of an objective: ``cards`` (1 each) or ``points`` (hand points).
 
-    The returned array is shared between calls: do not modify it.
+    The returned array is shared between calls (read-only).
     """
-    hit = _WEIGHTS.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_WEIGHTS) > 256:
-            _WEIGHTS.clear()
-        table = {
-            "cards": np.ones(NUM_TYPES, dtype=np.int64),
-            "points": np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64),
-        }
-        for arr in table.values():
-            arr.setflags(write=False)
-        hit = _WEIGHTS[id(rules)] = (rules, table)
-    try:
-        return hit[1][objective]
-    except (KeyError, TypeError):
-        raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'") from None
+    return _rules_args(rules).for_objective(objective)[0]
 
 
 def _check(counts: Counts, name: str) -> np.ndarray:
@@ -161,22 +193,6 @@ def _precheck(parts: tuple[tuple[np.ndarray, str], ...]) -> None:
 def _play(res: tuple) -> Play:
     """The extension's answer ``(value, counts, melds)`` as a :class:`Play` (no copy)."""
     return tuple.__new__(Play, res)
-
-
-_ARGS: dict[int, tuple[Rules, tuple, dict[str, tuple]]] = {}
-
-
-def _fast_args(rules: Rules, objective: str) -> tuple:
-    """``(weights, ace, mjpm, decks, jokers)`` for the extension, cached per rules value and objective."""
-    hit = _ARGS.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_ARGS) > 256:
-            _ARGS.clear()
-        hit = _ARGS[id(rules)] = (rules, dp.rules_params(rules), {})
-    args = hit[2].get(objective)
-    if args is None:
-        args = hit[2][objective] = (objective_weights(objective, rules), *hit[1])
-    return args
 
 
 def solve(
@@ -238,9 +254,9 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
         # fast path: the extension reads the arrays and checks them; anything unusual (another
         # dtype or shape, a negative count, a position too large for the memo) takes the full path
         hit = _ARGS.get(id(rules))
-        args = hit[2].get(objective) if hit is not None and hit[0] is rules else None
+        args = hit.args.get(objective) if hit is not None and hit.rules is rules else None
         try:
-            res = dp.best_or_code(table, hand, args or _fast_args(rules, objective))
+            res = dp.best_or_code(table, hand, args or _rules_args(rules).for_objective(objective))
         except ValueError:
             res = 0
         if type(res) is tuple:
