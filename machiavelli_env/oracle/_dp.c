@@ -70,6 +70,7 @@
 #define MAXPOS 14
 #define MAXST (MAXPOS * 5)
 #define NEG (-(1 << 28))
+#define UB_UNKNOWN INT32_MIN /* a bound not computed yet (below every NEG) */
 #define SIDBITS 21
 #define SIDMAX ((1 << SIDBITS) - 1) /* suit-state ids: 3 in k0, the 4th in the top of k1 */
 #define SIDMASK ((uint64_t)SIDMAX)
@@ -716,14 +717,14 @@ static inline int accept(const Query *q, uint64_t k0, uint64_t k1) {
 
 /* One step of the sweep from state (k0, k1) through stage st: calls `fn` for every successor.
  * Suit stages use the cached transitions; group stages choose the jokers put in groups. */
-typedef struct { uint64_t k0, k1; int32_t w, tr, bound, h; } Succ;
+typedef struct { uint64_t k0, k1; int32_t w, tr, bound, h, ub; } Succ; /* ub: the child's own bound */
 static int g_tie = 4;
 static Succ *succ_buf = NULL;
 static size_t succ_cap = 0, succ_n = 0;
 
 static int push_succ(uint64_t k0, uint64_t k1, int32_t w, int32_t tr, int32_t h) {
     GROW(succ_buf, succ_cap, succ_n + 1);
-    succ_buf[succ_n++] = (Succ){k0, k1, w, tr, 0, h};
+    succ_buf[succ_n++] = (Succ){k0, k1, w, tr, 0, h, UB_UNKNOWN};
     return 0;
 }
 
@@ -1110,8 +1111,13 @@ static size_t us_cap = 0, us_n = 0; /* allocated slots, entries of this query */
 static size_t us_act = 0;            /* active slots (as for the memo): a power of two, at most us_cap */
 static uint32_t us_cur = 1;
 
-static int us_reserve(void) {
+static int us_grow(void);
+static inline int us_reserve(void) {
     if (us_act && (us_n + 1) * 2 <= us_act) return 0;
+    return us_grow();
+}
+/* doubles the active part of the table (allocating more when needed) */
+static int us_grow(void) {
     size_t nc = us_act ? us_act * 2 : US_START, n = 0;
     USlot *tmp = realloc(ut_tmp, (us_n + 1) * sizeof(USlot)); /* this query's entries, moved aside */
     if (!tmp) return -1;
@@ -1263,6 +1269,67 @@ static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
     return u;
 }
 
+/* Bounds of the children of one suit-stage node, computed incrementally: a child differs from its
+ * parent only in suit s's state and in the counters of k1, so for each number of jokers left the
+ * other suits' relaxation terms and their group masks are shared by all children. The values are
+ * those of node_bound(q, st + 1, child) exactly. */
+typedef struct {
+    int st, s, p1, s01, groups; /* parent stage, its suit; the child stage's position and suit; group check */
+    int8_t have[8];              /* per jokers left: shared terms computed */
+    int32_t other[8];            /* wJ * jav + the relaxation of the suits other than s (NEG: dead) */
+    int mask[8][4];              /* group masks of the suits after s at the child stage */
+    int gr_jav;                  /* group_reach answers for jokers left gr_jav: per (S, M), -1 unknown */
+    int8_t gr[16][4];
+} ChildBounds;
+
+static void child_bounds_init(const Query *q, int st, ChildBounds *cb) {
+    cb->st = st;
+    cb->s = q->S[st].s;
+    cb->p1 = q->S[st + 1].p;
+    cb->s01 = st + 1 < q->nst ? q->S[st + 1].s : 4;
+    /* shared when the child stage is the next suit or the group stage of the same position (at the
+     * next position's first suit, suit s's own mask would be needed: child_bound falls back) */
+    cb->groups = st + 1 < q->nst && !(q->P[cb->p1].flags & F_NOGROUP);
+    memset(cb->have, 0, sizeof cb->have);
+    cb->gr_jav = -1;
+}
+
+static int32_t child_bound(const Query *q, ChildBounds *cb, uint64_t k0, uint64_t k1) {
+    int st1 = cb->st + 1, s = cb->s;
+    int jav = q->hiJ - K1_J(k1);
+    if (cb->s01 != 4 && cb->s01 <= s) return node_bound(q, st1, k0, k1); /* next position: no sharing */
+    if (!cb->have[jav]) {
+        int32_t u = q->wJ * jav;
+        for (int v = 0; v < 4 && u > NEG; v++) {
+            if (v == s) continue;
+            int32_t x = us_get(q, v, q->bnd[st1][v], SID(k0, k1, v), jav);
+            u = x <= NEG ? NEG : u + x;
+        }
+        if (cb->groups && u > NEG)
+            for (int v = cb->s01; v < 4; v++) {
+                cb->mask[jav][v] = gmask_get(q, v, cb->p1, SID(k0, k1, v), jav);
+                if (!cb->mask[jav][v]) { u = NEG; break; }
+            }
+        cb->other[jav] = u;
+        cb->have[jav] = 1;
+        if (us_err) return NEG;
+    }
+    if (cb->other[jav] <= NEG) return NEG;
+    int32_t x = us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), jav);
+    if (x <= NEG) return NEG;
+    if (cb->groups) { /* the child stage's suits all come after s: their masks are shared */
+        if (cb->gr_jav != jav) { memset(cb->gr, -1, sizeof cb->gr); cb->gr_jav = jav; }
+        int S = K1_S(k1), M = K1_M(k1);
+        if (cb->gr[S][M] < 0) {
+            int mask[4] = {1, 1, 1, 1};
+            for (int v = cb->s01; v < 4; v++) mask[v] = cb->mask[jav][v];
+            cb->gr[S][M] = (int8_t)group_reach(S, M, mask, cb->s01, jav);
+        }
+        if (!cb->gr[S][M]) return NEG;
+    }
+    return cb->other[jav] + x;
+}
+
 /* ------------------------------------------------------------------ depth-first branch and bound */
 typedef struct { uint64_t k0, k1; int32_t ub, best; int16_t st; int8_t exact, pad; } MEntry;
 static MEntry *me = NULL;
@@ -1369,17 +1436,20 @@ static void sort_succ(Succ *a, size_t n) {
 }
 
 /* Fail-soft search: the exact best completion value of (st, k0, k1) if it is >= need, else an
- * upper bound on it that is < need (NEG: no completion). */
-static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need) {
+ * upper bound on it that is < need (NEG: no completion). `known` is node_bound(q, st, k0, k1) when
+ * the caller has it (else UB_UNKNOWN). */
+static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need, int32_t known) {
     int32_t tr;
+    int st0 = st;
     while (st < q->nst && identity_step(q, st, k0, k1, &tr)) st++;
+    if (st != st0) known = UB_UNKNOWN; /* that bound was for the stage skipped */
     if (st == q->nst) return accept(q, k0, k1) ? 0 : NEG;
     if (memo_reserve() < 0) { dfs_err = -1; return NEG; }
     size_t slot;
     int32_t idx = memo_find(st, k0, k1, &slot);
     if (idx < 0) {
         if ((long)me_n >= g_memo_limit) { dfs_err = -3; return NEG; }
-        int32_t ub = node_bound(q, st, k0, k1);
+        int32_t ub = known != UB_UNKNOWN ? known : node_bound(q, st, k0, k1);
         if (us_err) { dfs_err = us_err; return NEG; }
         idx = memo_add(st, k0, k1, ub, 0, slot);
         if (idx < 0) { dfs_err = -1; return NEG; }
@@ -1392,6 +1462,9 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
     int r = successors(q, st, k0, k1);
     if (r < 0) { dfs_err = r; return NEG; }
     size_t end = succ_n;
+    ChildBounds cb;
+    int incremental = q->S[st].s < 4 && st + 1 < q->nst;
+    if (incremental) child_bounds_init(q, st, &cb);
     for (size_t k = base; k < end; k++) {
         Succ *c = &succ_buf[k];
         int32_t ub;
@@ -1400,9 +1473,10 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         int32_t ci = memo_find(st + 1, c->k0, c->k1, &sl);
         if (ci >= 0) ub = me[ci].ub;
         else if (st + 1 == q->nst) ub = accept(q, c->k0, c->k1) ? 0 : NEG;
-        else ub = node_bound(q, st + 1, c->k0, c->k1);
+        else ub = incremental ? child_bound(q, &cb, c->k0, c->k1) : node_bound(q, st + 1, c->k0, c->k1);
         if (us_err) { dfs_err = us_err; return NEG; }
         c->bound = ub <= NEG ? NEG : c->w + ub;
+        c->ub = ub;
     }
     sort_succ(succ_buf + base, end - base);
     int32_t best = NEG, bestk = -1, ubrest = NEG;
@@ -1411,7 +1485,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         int32_t thr = bestk >= 0 ? (best + 1 > need ? best + 1 : need) : need;
         if (c.bound <= NEG) break;
         if (c.bound < thr) { if (c.bound > ubrest) ubrest = c.bound; break; }
-        int32_t rr = dfs(q, st + 1, c.k0, c.k1, thr - c.w);
+        int32_t rr = dfs(q, st + 1, c.k0, c.k1, thr - c.w, c.ub);
         if (dfs_err) { succ_n = base; return NEG; }
         if (rr <= NEG) continue;
         int32_t v = c.w + rr;
@@ -1857,7 +1931,7 @@ static int solve_query(Query *q, int32_t *value, int32_t *path, int *J) {
         if (need <= NEG) return 0;
         if (q->cap >= 0 && need > q->cap) need = (int32_t)q->cap; /* a tighter valid bound: ask for it first */
         for (;;) {
-            v = dfs(q, 0, k0, k1r, need);
+            v = dfs(q, 0, k0, k1r, need, UB_UNKNOWN);
             if (dfs_err) break;
             if (v <= NEG) return 0;
             if (v >= need) break;
