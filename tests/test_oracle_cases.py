@@ -189,3 +189,24 @@ def test_whole_hand_probe_is_skipped_when_a_hand_card_fits_no_meld() -> None:
     assert _dp.stats()["last_method"] == 3 and _dp.stats()["last_probe"] > 0
     assert play.value == 4
     assert_partition(play.melds, table + play.counts, rules)
+
+
+def test_joker_cases_keep_their_optimum_whichever_search_goes_first() -> None:
+    """Small joker tables start with the forward pass (jcrowd 40); starting with the depth-first
+    search instead (jcrowd 0, the earlier schedule) or never (jcrowd beyond any table) reaches the
+    same optimum with a valid arrangement."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    cases = [c for c in _RAW if c["id"] not in HEAVY and "JK" in c["table"] + c["hand"]][::3]
+    assert cases
+    saved = _dp.set_params()
+    try:
+        for jcrowd in (0, 40, 1000):
+            _dp.set_params(jcrowd=jcrowd)
+            for c in cases:
+                rules, table, hand, _ = _case(c)
+                play = best_play(table, hand, rules, "cards")
+                assert play.value == c["max_cards"], (jcrowd, c["id"])
+                assert_partition(play.melds, table + play.counts, rules)
+    finally:
+        _dp.set_params(**saved)
