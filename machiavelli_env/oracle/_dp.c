@@ -126,6 +126,26 @@ static inline uint64_t mix64(uint64_t x) {
     return x;
 }
 
+/* Tables of stamped slots (a slot is in use when its stamp equals the table's current stamp; 0 is
+ * never current): make at least `need` slots available and start a new generation with every slot
+ * free, by bumping the stamp instead of clearing. The memo, the relaxation cache and the forward
+ * pass's layer tables use it. Returns the table, or NULL (out of memory; the old one is kept). */
+static void *stamped_fresh(void *tab, size_t *cap, uint32_t *cur, size_t need, size_t size) {
+    if (need > *cap) {
+        void *t = calloc(need, size);
+        if (!t) return NULL;
+        free(tab);
+        *cap = need;
+        *cur = 1;
+        return t;
+    }
+    if (++*cur == 0) { /* the stamps wrapped: clear them once */
+        memset(tab, 0, *cap * size);
+        *cur = 1;
+    }
+    return tab;
+}
+
 /* ------------------------------------------------------------------ suit-state interning */
 typedef struct {
     uint8_t ntok, acelow, final_ok;
@@ -833,16 +853,10 @@ static inline uint64_t key_hash(uint64_t k0, uint64_t k1) {
 
 /* a fresh table of at least `need` slots (a power of two) for the current layer */
 static int stage_table(size_t need) {
-    if (need > hcap) {
-        HSlot *t = calloc(need, sizeof(HSlot));
-        if (!t) return -1;
-        free(ht);
-        ht = t;
-        hcap = need;
-        curstamp = 0;
-    }
+    HSlot *t = stamped_fresh(ht, &hcap, &curstamp, need, sizeof(HSlot));
+    if (!t) return -1;
+    ht = t;
     hact = need;
-    if (++curstamp == 0) { memset(ht, 0, hcap * sizeof(HSlot)); curstamp = 1; }
     return 0;
 }
 
@@ -1127,17 +1141,9 @@ static int us_grow(void) {
     ut_tmp = tmp;
     for (size_t i = 0; i < us_act; i++)
         if (ut[i].stamp == us_cur) tmp[n++] = ut[i];
-    if (nc > us_cap) {
-        USlot *t = calloc(nc, sizeof(USlot));
-        if (!t) return -1;
-        free(ut);
-        ut = t;
-        us_cap = nc;
-        us_cur = 1;
-    } else if (++us_cur == 0) {
-        memset(ut, 0, us_cap * sizeof(USlot));
-        us_cur = 1;
-    }
+    USlot *t = stamped_fresh(ut, &us_cap, &us_cur, nc, sizeof(USlot));
+    if (!t) return -1;
+    ut = t;
     us_act = nc;
     for (size_t i = 0; i < n; i++) {
         size_t h = mix64(tmp[i].key) & (nc - 1);
@@ -1202,7 +1208,7 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
 static void us_reset(void) {
     us_n = 0;
     us_act = us_cap < US_START ? us_cap : US_START;
-    if (++us_cur == 0) { if (ut) memset(ut, 0, us_cap * sizeof(USlot)); us_cur = 1; }
+    if (ut) ut = stamped_fresh(ut, &us_cap, &us_cur, 0, sizeof(USlot)); /* a new stamp: never fails */
 }
 
 /* gmask(s, p, sid, jav): bitmask of the numbers of cards suit s (open runs sid, before position
@@ -1356,17 +1362,9 @@ static inline size_t stage_hash(int st, uint64_t k0, uint64_t k1) {
 static int memo_reserve(void) {
     if (mt_act && (me_n + 1) * 2 <= mt_act) return 0;
     size_t nc = mt_act ? mt_act * 2 : MT_START;
-    if (nc > mt_cap) {
-        MSlot *t = calloc(nc, sizeof(MSlot));
-        if (!t) return -1;
-        free(mt);
-        mt = t;
-        mt_cap = nc;
-        mt_cur = 1;
-    } else if (++mt_cur == 0) { /* the stamps wrapped: clear them once */
-        memset(mt, 0, mt_cap * sizeof(MSlot));
-        mt_cur = 1;
-    }
+    MSlot *t = stamped_fresh(mt, &mt_cap, &mt_cur, nc, sizeof(MSlot));
+    if (!t) return -1;
+    mt = t;
     mt_act = nc;
     for (size_t i = 0; i < me_n; i++) { /* the entries again, in the larger active part */
         size_t h = stage_hash(me[i].st, me[i].k0, me[i].k1) & (nc - 1);
@@ -1750,9 +1748,8 @@ static void memo_reset(void) {
         if (mt_cap > (1 << 20)) {
             free(mt); mt = NULL; mt_cap = mt_act = 0;
             free(me); me = NULL; me_cap = 0;
-        } else if (++mt_cur == 0) { /* the stamps wrapped: clear them once */
-            memset(mt, 0, mt_cap * sizeof(MSlot));
-            mt_cur = 1;
+        } else {
+            mt = stamped_fresh(mt, &mt_cap, &mt_cur, 0, sizeof(MSlot)); /* a new stamp: never fails */
         }
     }
 }
