@@ -280,8 +280,7 @@ def step_split(policy: str, seconds: float, seed: int = 0) -> dict[str, Any]:
 
     patch(dp, "raw_solve", "oracle")
     patch(dp, "raw_by_card", "oracle")
-    patch(dp, "solve_or_code", "oracle")
-    patch(dp, "best_or_code", "oracle")
+    patch(dp, "raw_best", "oracle")
     patch(env_module.raw_env, "legal_plays", "legal plays")
     patch(env_module.raw_env, "best_play", "best_play")
     patch(env_module.raw_env, "observe", "observation")

@@ -93,22 +93,22 @@ class OracleError(ValueError):
 
 
 class _RulesArgs:
-    """The extension's view of one rules value: its parameters and, per objective (made when first
-    asked for), the weights and the argument tuple ``(weights, ace, mjpm, decks, jokers)``."""
+    """The extension's view of one rules value: its parameters (:func:`dp.rules_params`) and the
+    weights of each objective, made when first asked for."""
 
-    __slots__ = ("rules", "params", "args")
+    __slots__ = ("rules", "params", "weights")
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.params = dp.rules_params(rules)
-        self.args: dict[str, tuple] = {}
+        self.weights: dict[str, np.ndarray] = {}
 
-    def for_objective(self, objective: str) -> tuple:
+    def weights_for(self, objective: str) -> np.ndarray:
         try:
-            args = self.args.get(objective)
+            w = self.weights.get(objective)
         except TypeError:  # unhashable
-            args = None
-        if args is None:
+            w = None
+        if w is None:
             if objective == "cards":
                 w = np.ones(NUM_TYPES, dtype=np.int64)
             elif objective == "points":
@@ -116,8 +116,8 @@ class _RulesArgs:
             else:
                 raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'")
             w.setflags(write=False)
-            args = self.args[objective] = (w, *self.params)
-        return args
+            self.weights[objective] = w
+        return w
 
 
 # by identity first (one dict lookup), then by value: rules loaded again (say, once per position of
@@ -146,7 +146,7 @@ def objective_weights(objective: str, rules: Rules) -> np.ndarray:
 
     The returned array is shared between calls (read-only).
     """
-    return _rules_args(rules).for_objective(objective)[0]
+    return _rules_args(rules).weights_for(objective)
 
 
 def _check(counts: Counts, name: str) -> np.ndarray:
@@ -213,7 +213,7 @@ def solve(
     if type(lo) is np.ndarray and type(hi) is np.ndarray and type(weights) is np.ndarray and weights.dtype is _INT64:
         # fast path, as in best_play
         try:
-            res = dp.solve_or_code(lo, hi, weights, rules, need_group, int(min_open_points))
+            res = dp.raw_solve(lo, hi, weights, rules, need_group, int(min_open_points)) if min_open_points >= 0 else 0
         except ValueError:
             res = 0
         if res is None or type(res) is tuple:
@@ -254,9 +254,10 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
         # fast path: the extension reads the arrays and checks them; anything unusual (another
         # dtype or shape, a negative count, a position too large for the memo) takes the full path
         hit = _ARGS.get(id(rules))
-        args = hit.args.get(objective) if hit is not None and hit.rules is rules else None
+        if hit is None or hit.rules is not rules:
+            hit = _rules_args(rules)
         try:
-            res = dp.best_or_code(table, hand, args or _rules_args(rules).for_objective(objective))
+            res = dp.raw_best(table, hand, hit.weights_for(objective), rules, hit.params)
         except ValueError:
             res = 0
         if type(res) is tuple:

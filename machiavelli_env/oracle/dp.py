@@ -98,35 +98,14 @@ def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: R
                                int(need_group), 0, decks, jokers))
 
 
-def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Rules):
-    """``raw_solve`` with ``lo = table`` and ``hi = table + hand`` (the sum taken in the extension)."""
-    ace, mjpm, decks, jokers = rules_params(rules)
+def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Rules, params: tuple | None = None):
+    """``raw_solve`` with ``lo = table`` and ``hi = table + hand`` (the sum taken in the extension);
+    ``params``: :func:`rules_params` of ``rules`` when the caller has them."""
+    ace, mjpm, decks, jokers = params or rules_params(rules)
     try:
         return _dp.best(table, hand, weights, ace, mjpm, decks, jokers)
     except MemoryError:
         return mirrored_solve(table, table + hand, weights, rules, False)
-
-
-def solve_or_code(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
-    """:func:`raw_solve` without the mirrored retry: 0 when the memo runs out (the caller then takes
-    :func:`raw_solve`), and the error codes unchanged."""
-    if min_open < 0:
-        return 0
-    hit = _PARAMS.get(id(rules))
-    ace, mjpm, decks, jokers = hit[1] if hit is not None and hit[0] is rules else rules_params(rules)
-    try:
-        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), min_open, decks, jokers)
-    except MemoryError:
-        return 0
-
-
-def best_or_code(table: np.ndarray, hand: np.ndarray, args: tuple):
-    """The extension's ``best`` with its arguments ``(weights, ace, mjpm, decks, jokers)`` given: as
-    :func:`raw_best`, but 0 when the memo runs out (the caller then takes :func:`raw_best`)."""
-    try:
-        return _dp.best(table, hand, *args)
-    except MemoryError:
-        return 0
 
 
 def raw_by_card(
