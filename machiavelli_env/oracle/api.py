@@ -9,10 +9,9 @@ Everything reduces to one bounded question, answered by the exact dynamic progra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cached_property
+from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -23,6 +22,22 @@ from . import dp
 Counts = Sequence[int] | np.ndarray
 OBJECTIVES = ("cards", "points")
 _INT64 = np.dtype(np.int64)
+
+
+class _made_once:  # lower case: used like functools.cached_property
+    """A read-only attribute computed on first access and then kept in the instance's ``__dict__``
+    (``functools.cached_property`` without its per-access lock, which Python 3.11 still takes)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 class Play(tuple):
@@ -44,13 +59,13 @@ class Play(tuple):
 
     value = property(itemgetter(0), doc="The play's objective value.")
 
-    @cached_property
+    @_made_once
     def melds(self) -> list[list[int]]:
         """The arrangement of table + play into valid melds (lists of card types)."""
         raw = tuple.__getitem__(self, 2)
         return dp.decode_melds(raw) if type(raw) is bytes else raw
 
-    @cached_property
+    @_made_once
     def counts(self) -> np.ndarray:
         """(53,) int64: the cards played from hand."""
         raw = tuple.__getitem__(self, 1)
