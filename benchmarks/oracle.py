@@ -6,7 +6,8 @@ Usage::
                                 [--positions N] [--game-turns N] [--rs-backends GLPK_MI,HIGHS,SCIPY]
 
 Measures, in one process and interleaved query by query (the solvers take turns on each position,
-in a rotating order, so machine load hits them alike):
+in an order shuffled at each repetition, so machine load hits them alike and no solver always
+follows the same one):
 
 * the DP oracle (:mod:`machiavelli_env.oracle`, public API: ``best_play`` with the ``cards``
   objective, ``repack`` of a probe play);
@@ -37,6 +38,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import resource
 import subprocess
 import sys
@@ -297,7 +299,12 @@ GC_EVERY = 100  # queries between garbage collections (never inside a timed call
 
 
 def measure(queries: list[Query], solvers: dict[str, Timed], label: str = "") -> dict[str, Series]:
-    """Time every solver on every query it applies to; solvers alternate call by call, in a rotating order.
+    """Time every solver on every query it applies to; solvers alternate call by call.
+
+    Each repetition calls the solvers in a fresh order, shuffled with a generator seeded by the
+    query's index (so runs repeat): with a fixed rotation every solver would always follow the same
+    one, and a call right after a heavy solver (rummikub-solver's SciPy or HiGHS backend) starts
+    with emptier CPU caches than one after a light solver, a systematic bias on microsecond calls.
 
     The garbage collector is off while timing and runs every ``GC_EVERY`` queries: a full
     collection walks every object of this process (cvxpy, HiGHS and numpy make it a large heap) and
@@ -313,6 +320,7 @@ def measure(queries: list[Query], solvers: dict[str, Timed], label: str = "") ->
         if label and tty:
             print(f"\r  timing {label}: {qi + 1}/{len(queries)} {q.qid:<24}", end="", file=sys.stderr, flush=True)
         here = [n for n in names if solvers[n].applies(q)]
+        order_rng = random.Random(qi)
         times: dict[str, list[int]] = {n: [] for n in here}
         failed: set[str] = set()
         if qi % GC_EVERY == 0:
@@ -320,8 +328,9 @@ def measure(queries: list[Query], solvers: dict[str, Timed], label: str = "") ->
         gc.disable()
         try:
             for rep in range(max(solvers[n].reps for n in here)):
-                k = (qi + rep) % len(here)
-                for name in here[k:] + here[:k]:
+                order = here[:]
+                order_rng.shuffle(order)
+                for name in order:
                     ts = times[name]
                     if rep >= solvers[name].reps or name in failed or (rep >= 2 and sum(ts) > SLOW_S * 1e9):
                         continue
