@@ -50,8 +50,8 @@
  *    search without bounds (children in the order above, dead states remembered, at most 300
  *    expansions) looks for such an arrangement first; it is skipped at once when some hand card
  *    has neither a group partner nor run neighbours (card_can_meld). When it finds one, the
- *    bounded search is not needed;
- *    otherwise the searches run as before, so every answer that is not the whole hand is unchanged.
+ *    bounded search is not needed; otherwise the searches run as before, so every answer that is
+ *    not the whole hand is unchanged.
  *    (On small tables without jokers the forward pass is cheap, and in play a failed probe, the
  *    usual outcome, would cost more than it saves.)
  * solve() runs the whole-hand probe when there are jokers or a crowded table (40 cards or more),
@@ -1154,23 +1154,23 @@ static int us_grow(void) {
     return 0;
 }
 
-/* the cached value of key, or 0 with *slot set to the free slot where it goes */
-static inline int us_find(uint64_t key, int32_t *val, size_t *slot) {
+/* the slot of key: the one holding it, or the free one where it goes */
+static inline size_t us_slot(uint64_t key) {
     size_t h = mix64(key) & (us_act - 1);
-    while (ut[h].stamp == us_cur) {
-        if (ut[h].key == key) { *val = ut[h].val; return 1; }
-        h = (h + 1) & (us_act - 1);
-    }
-    *slot = h;
-    return 0;
+    while (ut[h].stamp == us_cur && ut[h].key != key) h = (h + 1) & (us_act - 1);
+    return h;
+}
+/* 1 and *val when key is cached */
+static inline int us_find(uint64_t key, int32_t *val) {
+    size_t h = us_slot(key);
+    if (ut[h].stamp != us_cur) return 0;
+    *val = ut[h].val;
+    return 1;
 }
 /* insert a key known to be absent (the table may have grown since us_find: look afresh) */
 static int us_put(uint64_t key, int32_t val) {
     if (us_reserve() < 0) return -1;
-    int32_t v;
-    size_t h = 0;
-    us_find(key, &v, &h);
-    ut[h] = (USlot){key, val, us_cur};
+    ut[us_slot(key)] = (USlot){key, val, us_cur};
     us_n++;
     return 0;
 }
@@ -1183,8 +1183,7 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
     uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
     if (us_reserve() < 0) { us_err = -1; return NEG; }
     int32_t cached;
-    size_t h;
-    if (us_find(key, &cached, &h)) return cached;
+    if (us_find(key, &cached)) return cached;
     int pp = p + 1, al = ss_arr[sid].acelow, l, hh;
     pos_bounds(q, pp, s, al, &l, &hh);
     int32_t best = NEG;
@@ -1218,8 +1217,7 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
     uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)p << 23) | ((uint64_t)jav << 27) | (1ULL << 31);
     if (us_reserve() < 0) { us_err = -1; return 0; }
     int32_t cached;
-    size_t h;
-    if (us_find(key, &cached, &h)) return cached;
+    if (us_find(key, &cached)) return cached;
     int al = ss_arr[sid].acelow, l, hh, mask = 0;
     pos_bounds(q, p, s, al, &l, &hh);
     if (hh >= 0) {
@@ -1278,12 +1276,13 @@ static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
     return u;
 }
 
-/* Bounds of the children of one suit-stage node, computed incrementally: a child differs from its
+/* Bounds of the children of one suit-stage node whose child stage is at the same position (the next
+ * suit or the group stage; see child_bounds_apply), computed incrementally: a child differs from its
  * parent only in suit s's state and in the counters of k1, so for each number of jokers left the
- * other suits' relaxation terms and their group masks are shared by all children. The values are
- * those of node_bound(q, st + 1, child) exactly. */
+ * other suits' relaxation terms and the group masks of the suits after s are shared by all
+ * children. The values are those of node_bound(q, st + 1, child) exactly. */
 typedef struct {
-    int st, s, p1, s01, groups; /* parent stage, its suit; the child stage's position and suit; group check */
+    int st, s, p1, s01, groups; /* parent stage and suit; the child stage's position and suit (> s); groups */
     int8_t have[8];              /* per jokers left: shared terms computed */
     int32_t other[8];            /* wJ * jav + the relaxation of the suits other than s (NEG: dead) */
     int mask[8][4];              /* group masks of the suits after s at the child stage */
@@ -1291,14 +1290,18 @@ typedef struct {
     int8_t gr[16][4];
 } ChildBounds;
 
+/* does node stage st qualify? a suit stage whose next stage is the next suit or the group stage of
+ * the same position (at the next position's first suit, suit s's own mask would be needed) */
+static int child_bounds_apply(const Query *q, int st) {
+    return q->S[st].s < 4 && st + 1 < q->nst && q->S[st + 1].s > q->S[st].s;
+}
+
 static void child_bounds_init(const Query *q, int st, ChildBounds *cb) {
     cb->st = st;
     cb->s = q->S[st].s;
     cb->p1 = q->S[st + 1].p;
-    cb->s01 = st + 1 < q->nst ? q->S[st + 1].s : 4;
-    /* shared when the child stage is the next suit or the group stage of the same position (at the
-     * next position's first suit, suit s's own mask would be needed: child_bound falls back) */
-    cb->groups = st + 1 < q->nst && !(q->P[cb->p1].flags & F_NOGROUP);
+    cb->s01 = q->S[st + 1].s;
+    cb->groups = !(q->P[cb->p1].flags & F_NOGROUP);
     memset(cb->have, 0, sizeof cb->have);
     cb->gr_jav = -1;
 }
@@ -1306,7 +1309,6 @@ static void child_bounds_init(const Query *q, int st, ChildBounds *cb) {
 static int32_t child_bound(const Query *q, ChildBounds *cb, uint64_t k0, uint64_t k1) {
     int st1 = cb->st + 1, s = cb->s;
     int jav = q->hiJ - K1_J(k1);
-    if (cb->s01 != 4 && cb->s01 <= s) return node_bound(q, st1, k0, k1); /* next position: no sharing */
     if (!cb->have[jav]) {
         int32_t u = q->wJ * jav;
         for (int v = 0; v < 4 && u > NEG; v++) {
@@ -1464,7 +1466,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
     if (r < 0) { dfs_err = r; return NEG; }
     size_t end = succ_n;
     ChildBounds cb;
-    int incremental = q->S[st].s < 4 && st + 1 < q->nst;
+    int incremental = child_bounds_apply(q, st);
     if (incremental) child_bounds_init(q, st, &cb);
     for (size_t k = base; k < end; k++) {
         Succ *c = &succ_buf[k];
@@ -1788,7 +1790,7 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
  * computes no bounds: children in the depth-first search's tie order (most cards to groups first,
  * fewest runs left needing a card), states proven dead remembered, at most g_full expansions. A
  * found arrangement is optimal without any bound; otherwise solve() runs as before. solve() asks
- * for it when jokers are among the cards. The dead states are kept in the depth-first memo (as
+ * for it when jokers are among the cards or the table is crowded. The dead states are kept in the depth-first memo (as
  * entries with no completion), which solve() clears before and after the probe. */
 static long g_full = 300; /* expansions of the whole-hand probe; 0 turns it off */
 static long probe_exp = 0;  /* expansions of the last probe */
@@ -2309,8 +2311,9 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
     return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states", last_states,
-                         "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method, "suit_states", (Py_ssize_t)ss_n,
-                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
+                         "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
+                         "suit_states", (Py_ssize_t)ss_n, "cached_lists", (Py_ssize_t)tc_n, "transitions",
+                         (Py_ssize_t)tr_n);
 }
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
