@@ -73,14 +73,11 @@ def rules_info(rules: Rules) -> RulesInfo:
         return hit[1]
     info = _INFO_BY_VALUE.get(rules)
     if info is None:
-        arrays = (
-            np.array([rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64),
-            np.array([rules.copies(c) for c in range(NUM_TYPES)], dtype=np.int64),
-            np.ones(NUM_TYPES, dtype=np.int64),
-        )
-        for a in arrays:
-            a.setflags(write=False)
-        info = RulesInfo(len(_INFO_BY_VALUE), *arrays)
+        pack = np.array([rules.copies(c) for c in range(NUM_TYPES)], dtype=np.int64)
+        pack.setflags(write=False)
+        # the oracle's own (read-only) weight arrays
+        points, ones = oracle.objective_weights("points", rules), oracle.objective_weights("cards", rules)
+        info = RulesInfo(len(_INFO_BY_VALUE), points, pack, ones)
         _INFO_BY_VALUE[rules] = info
     if len(_INFO_BY_ID) > 256:
         _INFO_BY_ID.clear()

@@ -107,61 +107,15 @@ class OracleError(ValueError):
     """Bad input to the oracle (wrong shapes, negative counts, more copies than the pack holds)."""
 
 
-class _RulesArgs:
-    """The extension's view of one rules value: its parameters (:func:`dp.rules_params`) and the
-    weights of each objective, made when first asked for."""
-
-    __slots__ = ("rules", "params", "weights")
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.params = dp.rules_params(rules)
-        self.weights: dict[str, np.ndarray] = {}
-
-    def weights_for(self, objective: str) -> np.ndarray:
-        try:
-            w = self.weights.get(objective)
-        except TypeError:  # unhashable
-            w = None
-        if w is None:
-            if objective == "cards":
-                w = np.ones(NUM_TYPES, dtype=np.int64)
-            elif objective == "points":
-                w = np.array([self.rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
-            else:
-                raise OracleError(f"unknown objective {objective!r}; use 'cards' or 'points'")
-            w.setflags(write=False)
-            self.weights[objective] = w
-        return w
-
-
-# by identity first (one dict lookup), then by value: rules loaded again (say, once per position of
-# a test file) share the entry instead of computing it anew
-_ARGS: dict[int, _RulesArgs] = {}
-_ARGS_BY_VALUE: dict[Rules, _RulesArgs] = {}
-
-
-def _rules_args(rules: Rules) -> _RulesArgs:
-    hit = _ARGS.get(id(rules))
-    if hit is not None and hit.rules is rules:
-        return hit
-    hit = _ARGS_BY_VALUE.get(rules)
-    if hit is None:
-        if len(_ARGS_BY_VALUE) > 1024:
-            _ARGS_BY_VALUE.clear()
-        hit = _ARGS_BY_VALUE[rules] = _RulesArgs(rules)
-    if len(_ARGS) > 256:
-        _ARGS.clear()
-    _ARGS[id(rules)] = hit
-    return hit
-
-
 def objective_weights(objective: str, rules: Rules) -> np.ndarray:
     """Per-card-type weights of an objective: ``cards`` (1 each) or ``points`` (hand points).
 
     The returned array is shared between calls (read-only).
     """
-    return _rules_args(rules).weights_for(objective)
+    try:
+        return dp.rules_args(rules).weights_for(objective)
+    except ValueError as exc:
+        raise OracleError(str(exc)) from None
 
 
 def _check(counts: Counts, name: str) -> np.ndarray:
@@ -268,9 +222,7 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
     if type(table) is np.ndarray and type(hand) is np.ndarray:
         # fast path: the extension reads the arrays and checks them; anything unusual (another
         # dtype or shape, a negative count, a position too large for the memo) takes the full path
-        hit = _ARGS.get(id(rules))
-        if hit is None or hit.rules is not rules:
-            hit = _rules_args(rules)
+        hit = dp.rules_args(rules)
         try:
             res = dp.raw_best(table, hand, hit.weights_for(objective), rules, hit.params)
         except ValueError:

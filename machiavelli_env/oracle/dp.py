@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..cards import NUM_TYPES
 from ..rules import Rules
 from . import _dp  # type: ignore[attr-defined]
 
@@ -29,19 +30,60 @@ if TYPE_CHECKING:
 
 ACE_CODES = {"low": 0, "high": 1, "low_or_high": 2, "both_ends": 3, "wrap": 4}
 
-_PARAMS: dict[int, tuple[Rules, tuple[int, int, int, int]]] = {}
+class RulesArgs:
+    """The extension's view of one rules value: ``params`` (ace code, max jokers per meld, decks,
+    jokers) and the weights of each objective, made when first asked for (read-only arrays)."""
+
+    __slots__ = ("rules", "params", "weights")
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.params = (ACE_CODES[rules.ace], rules.max_jokers_per_meld, rules.decks, rules.jokers)
+        self.weights: dict[str, np.ndarray] = {}
+
+    def weights_for(self, objective: str) -> np.ndarray:
+        """Weights of ``cards`` (1 each) or ``points`` (hand points); ``ValueError`` for another."""
+        try:
+            w = self.weights.get(objective)
+        except TypeError:  # unhashable
+            w = None
+        if w is None:
+            if objective == "cards":
+                w = np.ones(NUM_TYPES, dtype=np.int64)
+            elif objective == "points":
+                w = np.array([self.rules.card_points(c) for c in range(NUM_TYPES)], dtype=np.int64)
+            else:
+                raise ValueError(f"unknown objective {objective!r}; use 'cards' or 'points'")
+            w.setflags(write=False)
+            self.weights[objective] = w
+        return w
+
+
+# by identity first (one dict lookup), then by value: rules loaded again (say, once per position of
+# a test file) share the entry instead of computing it anew
+_ARGS: dict[int, RulesArgs] = {}
+_ARGS_BY_VALUE: dict[Rules, RulesArgs] = {}
+
+
+def rules_args(rules: Rules) -> RulesArgs:
+    """The cached :class:`RulesArgs` of a rules value."""
+    hit = _ARGS.get(id(rules))
+    if hit is not None and hit.rules is rules:
+        return hit
+    hit = _ARGS_BY_VALUE.get(rules)
+    if hit is None:
+        if len(_ARGS_BY_VALUE) > 1024:
+            _ARGS_BY_VALUE.clear()
+        hit = _ARGS_BY_VALUE[rules] = RulesArgs(rules)
+    if len(_ARGS) > 256:
+        _ARGS.clear()
+    _ARGS[id(rules)] = hit
+    return hit
 
 
 def rules_params(rules: Rules) -> tuple[int, int, int, int]:
     """(ace code, max jokers per meld, decks, jokers) of a rules value, as the extension takes them."""
-    hit = _PARAMS.get(id(rules))
-    if hit is not None and hit[0] is rules:
-        return hit[1]
-    params = (ACE_CODES[rules.ace], rules.max_jokers_per_meld, rules.decks, rules.jokers)
-    if len(_PARAMS) > 256:
-        _PARAMS.clear()
-    _PARAMS[id(rules)] = (rules, params)
-    return params
+    return rules_args(rules).params
 
 
 def _mirror_permutation() -> np.ndarray:
