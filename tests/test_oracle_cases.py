@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +28,19 @@ _RAW = [json.loads(line) for path in sorted(DATA.glob("*.jsonl")) for line in pa
 # Ids listed in heavy_ids.txt (none at present: every case takes well under a second) are marked
 # `heavy`, deselected by default, run with `pytest -m heavy`.
 HEAVY = set((DATA / "heavy_ids.txt").read_text().split())
+
+
+@contextmanager
+def search_params(**params: int) -> Iterator[Any]:
+    """The extension with some search settings changed (``_dp.set_params``), restored afterwards."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    saved = _dp.set_params()
+    _dp.set_params(**params)
+    try:
+        yield _dp
+    finally:
+        _dp.set_params(**saved)
 CASES = [pytest.param(c, marks=pytest.mark.heavy) if c["id"] in HEAVY else c for c in _RAW]
 
 
@@ -111,19 +126,13 @@ def test_ilp_backend_agrees_with_the_known_answers(case: dict) -> None:
 def test_depth_first_answers_do_not_depend_on_the_previous_queries() -> None:
     """The depth-first memo is cleared between queries (by a generation stamp): interleaved and
     repeated queries, each after a different predecessor, give the known optima."""
-    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
-
     cases = [c for c in _RAW if c["id"] not in HEAVY][::9][:30]
-    saved = _dp.set_params()
-    _dp.set_params(force=2)
-    try:
+    with search_params(force=2):
         for order in (cases, cases[::-1], cases[::2] + cases[1::2]):
             for c in order:
                 rules, table, hand, _ = _case(c)
                 play = best_play(table, hand, rules, "cards")
                 assert play.value == c["max_cards"], c["id"]
-    finally:
-        _dp.set_params(**saved)
 
 
 # whole-hand plays where the probe runs: jokers among the cards
@@ -137,18 +146,12 @@ FULL_CASES = [
 def test_whole_hand_plays_are_the_same_with_and_without_the_whole_hand_probe(case: dict) -> None:
     """When the whole hand can be played, the probe (no bounds, stops at the first arrangement)
     and the bounded search give the same play, and the probe's arrangement is valid."""
-    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
-
     rules, table, hand, _ = _case(case)
-    saved = _dp.set_params()
-    try:
-        _dp.set_params(full=0)
+    with search_params(full=0):
         without = best_play(table, hand, rules, "cards")
-        _dp.set_params(full=100_000)
+    with search_params(full=100_000) as _dp:
         with_probe = best_play(table, hand, rules, "cards")
         assert _dp.stats()["last_method"] == 3, "the probe did not find the whole-hand play"
-    finally:
-        _dp.set_params(**saved)
     assert without.value == with_probe.value == len(case["hand"])
     assert (with_probe.counts == hand).all() and (without.counts == hand).all()
     assert_partition(with_probe.melds, table + hand, rules)
@@ -156,19 +159,13 @@ def test_whole_hand_plays_are_the_same_with_and_without_the_whole_hand_probe(cas
 
 def test_every_case_keeps_its_optimum_without_the_whole_hand_probe() -> None:
     """The bounded search alone (probe off) still reaches every known optimum."""
-    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
-
-    saved = _dp.set_params()
-    _dp.set_params(full=0)
-    try:
+    with search_params(full=0) as _dp:
         for c in _RAW[::4]:
             if c["id"] in HEAVY:
                 continue
             rules, table, hand, _ = _case(c)
             assert best_play(table, hand, rules, "cards").value == c["max_cards"], c["id"]
             assert _dp.stats()["last_method"] != 3
-    finally:
-        _dp.set_params(**saved)
 
 
 def test_whole_hand_probe_is_skipped_when_a_hand_card_fits_no_meld() -> None:
@@ -195,18 +192,12 @@ def test_joker_cases_keep_their_optimum_whichever_search_goes_first() -> None:
     """Small joker tables start with the forward pass (jcrowd 40); starting with the depth-first
     search instead (jcrowd 0, the earlier schedule) or never (jcrowd beyond any table) reaches the
     same optimum with a valid arrangement."""
-    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
-
     cases = [c for c in _RAW if c["id"] not in HEAVY and "JK" in c["table"] + c["hand"]][::3]
     assert cases
-    saved = _dp.set_params()
-    try:
-        for jcrowd in (0, 40, 1000):
-            _dp.set_params(jcrowd=jcrowd)
+    for jcrowd in (0, 40, 1000):
+        with search_params(jcrowd=jcrowd):
             for c in cases:
                 rules, table, hand, _ = _case(c)
                 play = best_play(table, hand, rules, "cards")
                 assert play.value == c["max_cards"], (jcrowd, c["id"])
                 assert_partition(play.melds, table + play.counts, rules)
-    finally:
-        _dp.set_params(**saved)
