@@ -201,3 +201,58 @@ def test_joker_cases_keep_their_optimum_whichever_search_goes_first() -> None:
                 play = best_play(table, hand, rules, "cards")
                 assert play.value == c["max_cards"], (jcrowd, c["id"])
                 assert_partition(play.melds, table + play.counts, rules)
+
+
+def test_answers_found_by_the_mirrored_sweep_keep_the_known_optima() -> None:
+    """With tiny budgets (20 forward entries, 20 expansions) the first level of the search runs out
+    on most cases, and the two sweep directions then take turns: every case still gets its known
+    optimum of cards and of points with a valid arrangement, whichever direction answered, and the
+    mirrored sweep answers a good share of them."""
+    cases = [c for c in _RAW if c["id"] not in HEAVY][::3]
+    mirrored = 0
+    with search_params(budget=20, probe=20, full=0) as _dp:
+        for c in cases:
+            rules, table, hand, _ = _case(c)
+            for objective, key in (("cards", "max_cards"), ("points", "max_points")):
+                play = best_play(table, hand, rules, objective)
+                assert play.value == c[key], (c["id"], objective)
+                assert (play.counts <= hand).all()
+                assert_partition(play.melds, table + play.counts, rules)
+                mirrored += _dp.stats()["last_mirrored"]
+    assert mirrored > len(cases) // 4, mirrored
+
+
+def test_best_plays_by_card_are_exact_when_the_sweeps_race() -> None:
+    """The per-card searches of large positions race too: with tiny budgets every card's best play
+    has the value and holds the card as with the default budgets, and its arrangement is valid."""
+    from machiavelli_env.oracle import best_plays_by_card
+
+    cases = [c for c in _RAW if c["id"] not in HEAVY and c["hand"]][::25]
+    for c in cases:
+        rules, table, hand, _ = _case(c)
+        expected = {card: play.value for card, play in best_plays_by_card(table, hand, rules).items()}
+        with search_params(budget=20, probe=20, full=0):
+            raced = best_plays_by_card(table, hand, rules)
+        assert {card: play.value for card, play in raced.items()} == expected, c["id"]
+        for card, play in raced.items():
+            assert play.counts[card] > 0
+            assert_partition(play.melds, table + play.counts, rules)
+
+
+def test_the_race_is_off_for_opening_points_and_can_be_switched_off() -> None:
+    """Opening points are valued by rank, which the mirror would change: such queries never race.
+    With race=0 no query is answered by the mirrored sweep."""
+    from machiavelli_env.oracle import opening_play
+
+    rules = Rules.load("classic", opening="points:36")
+    hand = to_counts("10H JH QH KH 10S 10D 10C 5C 6C 7C 2S")
+    with search_params(budget=1, probe=1, full=0) as _dp:
+        play = opening_play(hand, rules)
+        assert play is not None and _dp.stats()["last_mirrored"] == 0
+        assert_partition(play.melds, play.counts, rules)
+    cases = [c for c in _RAW if c["id"] not in HEAVY][::20]
+    with search_params(budget=20, probe=20, full=0, race=0) as _dp:
+        for c in cases:
+            rules, table, hand, _ = _case(c)
+            assert best_play(table, hand, rules, "cards").value == c["max_cards"], c["id"]
+            assert _dp.stats()["last_mirrored"] == 0

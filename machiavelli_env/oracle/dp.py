@@ -10,9 +10,11 @@ several suits) is found only after every combination below has been tried, and a
 can exhaust its memo (``MemoryError``). Reversing the rank order (A stays, 2 <-> K, 3 <-> Q, ...;
 aces ``low`` <-> ``high``, the other ace rules are symmetric) maps every valid meld to a valid
 meld, so the same question asked of the mirrored position has the same answer, and a conflict at
-the top becomes one at the bottom, found at once. When a query without opening points (whose
-card values the mirror would change) runs out of memo, it is asked again mirrored and the answer
-mapped back; only if that fails too is ``MemoryError`` raised.
+the top becomes one at the bottom, found at once. The extension uses this itself: a search
+without opening points (whose card values the mirror would change) that outlasts its first budget
+level alternates with the mirrored search, level by level, and the first to finish answers. When a
+query without opening points runs out of memo all the same, it is asked again mirrored here and
+the answer mapped back; only if that fails too is ``MemoryError`` raised.
 """
 
 from __future__ import annotations
@@ -197,5 +199,6 @@ def solve_bounds(
 
 def stats() -> dict[str, int]:
     """Sizes of the last search (``last_states`` forward entries, ``last_nodes`` depth-first nodes,
-    ``last_method`` 1 forward / 2 depth-first) and of the transition cache."""
+    ``last_method`` 1 forward / 2 depth-first / 3 whole-hand probe, ``last_mirrored`` 1 when the
+    mirrored sweep answered) and of the transition cache."""
     return dict(_dp.stats())
