@@ -373,7 +373,7 @@ def clone(state: State) -> State:
 # ---------------------------------------------------------------------------------------------- actions
 def help_usable(state: State, player: int) -> bool:
     """Whether ``player`` may use the help pile now (not during an opening lay-down)."""
-    return bool(state.help.any()) and not legal.needs_opening(state.rules, bool(state.opened[player]))
+    return np.count_nonzero(state.help) > 0 and not legal.needs_opening(state.rules, bool(state.opened[player]))
 
 
 def allowed_counts(state: State, player: int) -> np.ndarray:
@@ -400,7 +400,7 @@ def check_action(state: State, action: Any) -> np.ndarray:
         raise ActionError("action is None; pass a count vector of shape (53,) (all zeros to draw)")
     if (
         type(action) is np.ndarray and action.dtype == np.int64 and action.shape == (NUM_TYPES,)
-        and not (action < 0).any()
+        and not np.count_nonzero(action < 0)
     ):  # the usual case, checked quickly; the general path below names any problem
         return _held(state, action)
     try:
@@ -421,7 +421,7 @@ def check_action(state: State, action: Any) -> np.ndarray:
 def _held(state: State, counts: np.ndarray) -> np.ndarray:
     p = state.current
     allowed = allowed_counts(state, p)
-    if (counts > allowed).any():
+    if np.count_nonzero(counts > allowed):
         over = np.flatnonzero(counts > allowed)
         hand = state.hands[p]
         names = ", ".join(f"{card_name(int(c))} x{int(counts[c])} (holds {int(hand[c])})" for c in over)
@@ -450,7 +450,7 @@ def step(state: State, action: Any) -> State:
         for c in take:
             row[c] += 1
 
-    if not a.any():
+    if not np.count_nonzero(a):
         if r.must_play_if_able and legal.has_play(
             table, hands[p], r, opened=bool(opened[p]), help=help_ if help_usable(state, p) else None
         ):
@@ -463,7 +463,7 @@ def step(state: State, action: Any) -> State:
         from_help = a - from_hand
         opening = legal.needs_opening(r, bool(opened[p]))
         ok, arranged = legal.check_split_play(
-            table, a, from_hand, from_help, r, opening, help_ if help_.any() and not opening else None
+            table, a, from_hand, from_help, r, opening, help_ if np.count_nonzero(help_) and not opening else None
         )
         if not ok:
             event = "failed"
@@ -483,9 +483,9 @@ def step(state: State, action: Any) -> State:
                 melds = None if arranged is None else _meld_tuple(arranged)
             table = table + a
             hands[p] -= from_hand
-            if from_help.any():
+            if np.count_nonzero(from_help):
                 help_ = help_ - from_help
-            if known[p].any():
+            if np.count_nonzero(known[p]):
                 known = known.copy()
                 known[p] = np.maximum(known[p] - from_hand, 0)
             last_play = last_play.copy()
@@ -494,7 +494,7 @@ def step(state: State, action: Any) -> State:
             if not opened[p]:
                 opened = opened.copy()
                 opened[p] = True
-            if hands[p].any() and r.always_draw:
+            if np.count_nonzero(hands[p]) and r.always_draw:
                 draw(1)
 
     passes = 0 if played or not stock_empty else state.passes + 1
@@ -505,7 +505,7 @@ def step(state: State, action: Any) -> State:
         last_action=_freeze(last_action), passes=passes, turn=state.turn + 1, rewards=_zeros(n),
         event=event, result="",
     )
-    if played and not hands[p].any():
+    if played and not np.count_nonzero(hands[p]):
         new = _end_game(new, p, "win")
     elif passes >= n:
         pts = hands @ _points(r)

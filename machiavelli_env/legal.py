@@ -196,9 +196,9 @@ def check_split_play(
     help: np.ndarray | None,
 ) -> tuple[bool, Melds | None]:
     """:func:`check_play` on validated int64 vectors, the play already split (see :func:`split_play`)."""
-    if not from_hand.any():
+    if not np.count_nonzero(from_hand):
         return False, None
-    uses_help = from_help.any()
+    uses_help = np.count_nonzero(from_help) > 0
     if not uses_help:
         info = rules_info(rules)
         key = _known_key(info, opening, table, play)
@@ -213,7 +213,7 @@ def check_split_play(
         legal = res is not None
         _remember(info, opening, table, play, legal)
         return legal, None if res is None else res.melds
-    if opening or help is None or (from_help > help).any():
+    if opening or help is None or np.count_nonzero(from_help > help):
         return False, None
     melds = help_repack(table, from_hand, from_help, rules)
     return melds is not None, melds
@@ -266,7 +266,7 @@ def best_play_counts(table: np.ndarray, hand: np.ndarray, rules: Rules, opened: 
             return _ZERO.copy()
         raise oracle.OracleError("the table cannot be arranged into valid melds")
     x = res.counts
-    if x.any():
+    if np.count_nonzero(x):
         _remember(info, opening, table, x, True)
     return x
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from . import game
+from . import _obs, game  # type: ignore[attr-defined]
 from .cards import JOKER, NUM_TYPES
 from .rules import ACE_MODES, Rules
 
@@ -81,7 +81,6 @@ class _ObsInfo:
         pack = game.pack_counts(rules)
         self.nvec = pack + 1
         self.nvec.setflags(write=False)
-        self.width = int(self.nvec.max())
         d = pack.astype(np.float32)
         d[JOKER] = max(rules.jokers, 1)
         self.norm = 1.0 / d  # float32, as in every release: counts * norm, then float32
@@ -91,10 +90,7 @@ class _ObsInfo:
         self.max_turns = rules.max_turns
         self.match_target = rules.match_target
         self.players = rules.players
-        self.arange = np.arange(self.width)
         n = rules.players
-        # seat order of each observer: itself, then the opponents in turn order
-        self.seats = [np.array([(p + k) % n for k in range(n)]) for p in range(n)]
         # read-only mask rows: rows[i][a] allows counts 0..a of card type i (a up to the copies of i
         # plus the help pile, so up to twice the copies)
         self.rows = []
@@ -107,25 +103,11 @@ class _ObsInfo:
                 opts.append(row)
             self.rows.append(opts)
         self.none_mask = tuple(opts[0] for opts in self.rows)
-        # observation_vector gathers the card planes from the rows of one stacked array:
-        # hands 0..n-1, known n..2n-1, last plays 2n..3n-1, table 3n, help 3n+1, zeros 3n+2
-        zero = 3 * n + 2
-        self.zero_row = np.zeros((1, NUM_TYPES), dtype=np.int64)
-        self.plane_rows, self.unseen_rows, self.templates = [], [], []
-        for p in range(n):
-            opp = [(p + k) % n for k in range(1, n)]
-            rows = [p, 3 * n, 3 * n + 1, zero, 2 * n + p]
-            rows += [n + q for q in opp] + [zero] * (MAX_OPPONENTS - len(opp))
-            rows += [2 * n + q for q in opp] + [zero] * (MAX_OPPONENTS - len(opp))
-            self.plane_rows.append(np.array(rows))
-            # unseen = pack - own hand - table - help - known cards of the opponents
-            self.unseen_rows.append(np.array([PLANE_HAND, PLANE_TABLE, PLANE_HELP]
-                                             + [PLANE_OPP_KNOWN + k for k in range(len(opp))]))
-            sc = np.zeros(NUM_SCALARS, dtype=np.float32)
-            sc[6:6 + n] = 1.0
-            sc[52:] = self.rules_features
-            self.templates.append(sc)
-        self.norm_planes = np.tile(self.norm, NUM_PLANES)
+        # the scalars that stay fixed within a game (seat present, rules), the same for every observer
+        self.template = np.zeros(NUM_SCALARS, dtype=np.float32)
+        self.template[6:6 + n] = 1.0
+        self.template[52:] = self.rules_features
+        self.template.setflags(write=False)
 
 
 _OBS_INFO: dict[int, tuple[Rules, _ObsInfo]] = {}
@@ -203,7 +185,7 @@ def action_mask(state: game.State, player: int) -> tuple[np.ndarray, ...]:
     The arrays are read-only and shared between calls (copy one to modify it).
     """
     info = _obs_info(state.rules)
-    if state.help.any():
+    if np.count_nonzero(state.help):
         allowed = game.allowed_counts(state, player).tolist()
     else:
         allowed = state.hands[player].tolist()
@@ -216,32 +198,21 @@ def no_action_mask(rules: Rules) -> tuple[np.ndarray, ...]:
 
 
 def observation_vector(state: game.State, player: int, *, draw_allowed: bool | None = None) -> np.ndarray:
-    """The float32 observation vector of ``player`` (layout in the module docstring)."""
+    """The float32 observation vector of ``player`` (layout in the module docstring).
+
+    Filled by the C encoder :mod:`machiavelli_env._obs` (the values of the numpy expressions in
+    the module docstring, bit for bit; ``tests/test_env_observation.py`` checks it against a
+    reference written from the layout).
+    """
     info = _obs_info(state.rules)
-    n = info.players
-    seats = info.seats[player]
-    stacked = np.concatenate(
-        (state.hands, state.known, state.last_play, state.table[None], state.help[None], info.zero_row)
-    )
-    counts = stacked[info.plane_rows[player]]
-    counts[PLANE_UNSEEN] = info.pack - counts[info.unseen_rows[player]].sum(axis=0)
-    out = np.empty(OBS_SIZE, dtype=np.float32)
-    np.multiply(counts.reshape(-1), info.norm_planes, out=out[:PLANES_SIZE], casting="unsafe")
-    sc = out[PLANES_SIZE:]
-    sc[:] = info.templates[player]
-    np.divide(state.hands.sum(axis=1)[seats], info.pack_size, out=sc[:n], casting="unsafe")
-    sc[12:12 + n] = state.opened[seats]
-    for k, code in enumerate(state.last_action[seats].tolist()):
-        if code:
-            sc[18 + 4 * k + code - 1] = 1.0
-    if info.match_target > 0:
-        sc[42:42 + n] = np.minimum(state.scores[seats] / info.match_target, 1.0)
-    sc[48] = state.stock.size / info.pack_size
-    sc[49] = min(state.passes / n, 1.0)
-    sc[50] = min(state.turn / info.max_turns, 1.0)
     if draw_allowed is None:
         draw_allowed = state.done or game.draw_allowed(state, player)
-    sc[51] = float(draw_allowed)
+    out = np.empty(OBS_SIZE, dtype=np.float32)
+    _obs.encode(
+        out, state.hands, state.known, state.last_play, state.table, state.help, info.pack, info.norm,
+        info.template, state.opened, state.last_action, state.scores, player, info.match_target,
+        state.stock.size, info.pack_size, state.passes, state.turn, info.max_turns, draw_allowed,
+    )
     return out
 
 
