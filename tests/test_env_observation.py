@@ -217,3 +217,27 @@ def test_action_mask_arrays_are_read_only_and_shared():
     assert all(not m.flags.writeable for m in mask)
     allowed = game.allowed_counts(s, s.current)
     assert [int(m.sum()) - 1 for m in mask] == allowed.tolist()
+
+
+def test_c_encoder_names_a_malformed_argument_and_writes_nothing():
+    """The C encoder checks every buffer's dtype and size and names the one that is wrong."""
+    from machiavelli_env import _obs  # type: ignore[attr-defined]
+
+    s = _midgame(1)
+    info = observation._obs_info(s.rules)
+    out = np.full(observation.OBS_SIZE, 7.0, dtype=np.float32)
+    args = [out, s.hands, s.known, s.last_play, s.table, s.help, info.pack, info.norm, info.template, s.opened,
+            s.last_action, s.scores, 0, 0, s.stock.size, info.pack_size, s.passes, s.turn, info.max_turns, True]
+    for index, bad, name in ((4, s.table.astype(np.int32), "table"), (7, info.norm.astype(np.float64), "norm"),
+                             (0, np.empty(10, dtype=np.float32), "out"), (9, s.opened.astype(np.int8), "opened")):
+        wrong = list(args)
+        wrong[index] = bad
+        with pytest.raises(ValueError, match=name):
+            _obs.encode(*wrong)
+        assert (out == 7.0).all()
+    with pytest.raises(ValueError, match="player"):
+        _obs.encode(*args[:12], 5, *args[13:])
+    with pytest.raises(TypeError, match="20 arguments"):
+        _obs.encode(*args[:5])
+    _obs.encode(*args)
+    assert np.array_equal(out, observation.observation_vector(s, 0, draw_allowed=True))
