@@ -257,14 +257,14 @@ def best_play(
 def best_play_counts(table: np.ndarray, hand: np.ndarray, rules: Rules, opened: bool, objective: str) -> np.ndarray:
     """:func:`best_play` on int64 count vectors already known to be valid."""
     info = rules_info(rules)
-    w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
     opening = rules.opening != "none" and not opened
-    base = _ZERO if opening else table
-    res = _query(base, base + hand, w, rules, _opening_kw(rules, opening))
-    if res is None:
-        if opening:
+    if opening:
+        w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
+        res = _query(_ZERO, hand, w, rules, _opening_kw(rules, True))
+        if res is None:
             return _ZERO.copy()
-        raise oracle.OracleError("the table cannot be arranged into valid melds")
+    else:  # raises OracleError when the table itself cannot be arranged
+        res = oracle.best_play(table, hand, rules, objective)
     x = res.counts
     if np.count_nonzero(x):
         _remember(info, opening, table, x, True)
