@@ -1247,19 +1247,44 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
 }
 
 /* can partial group cards (S, M) plus g_s from the masks of suits s0.. form groups with at most
- * jav jokers? */
+ * jav jokers? The reachable (S, M) pairs, S <= 15 and M <= 3, are the 64 bits S * 4 + M of a word:
+ * a suit sending g cards to the groups moves bit (S, M) to (S + g, max(M, g)), and pairs beyond
+ * S = 15 fall off the top (no group holds them); gr_final[mjpm][jav] marks the pairs that
+ * group_feasible completes with at most jav jokers. */
+#define GR_M0 0x1111111111111111ULL
+static uint64_t gr_final[5][8];
+static int gr_final_ready[5];
+
+static inline uint64_t gr_step(uint64_t x, int g) {
+    switch (g) {
+        case 0: return x;
+        case 1: return ((x & ~GR_M0) | ((x & GR_M0) << 1)) << 4;
+        case 2: return ((x & (GR_M0 << 2 | GR_M0 << 3)) | ((x & GR_M0) << 2) | ((x & GR_M0 << 1) << 1)) << 8;
+        default: return ((x & GR_M0 << 3) | ((x & GR_M0) << 3) | ((x & GR_M0 << 1) << 2) | ((x & GR_M0 << 2) << 1)) << 12;
+    }
+}
+
 static int group_reach(int S, int M, const int *mask, int s0, int jav) {
-    if (s0 == 4) {
-        for (int jg = 0; jg <= jav; jg++)
-            if (group_feasible(S, M, jg)) return 1;
-        return 0;
+    if (!gr_final_ready[g_mjpm]) {
+        for (int j = 0; j < 8; j++) {
+            uint64_t f = 0;
+            for (int a = 0; a < 16; a++)
+                for (int b = 0; b < 4; b++)
+                    for (int jg = 0; jg <= j; jg++)
+                        if (group_feasible(a, b, jg)) { f |= 1ULL << (a * 4 + b); break; }
+            gr_final[g_mjpm][j] = f;
+        }
+        gr_final_ready[g_mjpm] = 1;
     }
-    for (int g = 0; g < 4; g++) {
-        if (!(mask[s0] & (1 << g))) continue;
-        if (S + g > 15) break;
-        if (group_reach(S + g, M > g ? M : g, mask, s0 + 1, jav)) return 1;
+    if (S > 15 || M > 3) return 0;
+    uint64_t x = 1ULL << (S * 4 + M);
+    for (int s = s0; s < 4 && x; s++) {
+        uint64_t y = 0;
+        for (int g = 0; g < 4; g++)
+            if (mask[s] & (1 << g)) y |= gr_step(x, g);
+        x = y;
     }
-    return 0;
+    return (x & gr_final[g_mjpm][jav > 7 ? 7 : jav]) != 0;
 }
 
 /* upper bound on what state (k0, k1) before stage st can still add (NEG: no completion) */
