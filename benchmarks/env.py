@@ -22,13 +22,17 @@ players) comes from a separate run with timers around the oracle's C calls, ``le
 ``best_play``, ``observe`` and the engine's ``step`` (the timers add about a microsecond per call;
 "wrapper and loop" is the rest: PettingZoo's wrappers, ``agent_iter``, ``last`` and the policy).
 
-Comparison (``--rounds`` rounds; in each, one after the other: greedy self-play of classic with 2
-players here, on the fixed games dealt from seeds ``--seed .. --seed + --games - 1`` (the cost of
-a game varies a lot: a few late games with 80+ cards on the table dominate, so a fixed set keeps
-rounds comparable), then random legal play for as long in ``gin_rummy_v4`` of pettingzoo 1.26.1
-(the last release that ships it; ``[classic]``, through its ``env()`` with observations every
-step) and in OpenSpiel's ``gin_rummy`` (``observation_tensor`` of the player to move every step;
-chance nodes sampled by their probabilities and not counted as steps). The gin runs are kept
+Comparison (``--rounds`` rounds): greedy self-play of classic with 2 players here, on the fixed
+games dealt from seeds ``--seed .. --seed + --games - 1`` (the cost of a game varies a lot: a few
+late games with 70+ cards on the table dominate, so a fixed set keeps rounds comparable),
+interleaved with random legal play in ``gin_rummy_v4`` of pettingzoo 1.26.1 (the last release
+that ships it; ``[classic]``, through its ``env()`` with observations every step) and in
+OpenSpiel's ``gin_rummy`` (``observation_tensor`` of the player to move every step; chance nodes
+sampled by their probabilities and not counted as steps): after each block of ``--block`` of our
+games, each gin plays for as long as that block took (whole games, so a little longer). A round's
+steps/s are its totals. On a shared machine whose speed swings by up to 2x within a minute, the
+fine interleaving gives both sides the same conditions; a round of our games followed by a round
+of gin (as before) put the swings on one side or the other (per-round ratios 1.3-3.1x). The gin runs are kept
 alive in subprocesses of ``--gin-python`` (default ``.bench-venv-gin/bin/python`` when it
 exists), a separate virtual environment, since pettingzoo 1.26.1 conflicts with this project's
 pettingzoo::
@@ -61,12 +65,18 @@ DEFAULT_GIN_PYTHON = ROOT / ".bench-venv-gin" / "bin" / "python"
 
 
 # ---------------------------------------------------------------------------------------------- gin workers
-# These run in the gin virtual environment: no import of machiavelli_env here.
+# These run in the gin virtual environment: no import of machiavelli_env here. Each worker makes its
+# environment and plays a warm-up game once, on its first call.
+_GIN: dict[str, Any] = {}
+
+
 def _gin_pettingzoo(seconds: float, seed: int) -> dict[str, Any]:
     import pettingzoo
     from pettingzoo.classic import gin_rummy_v4
 
-    env = gin_rummy_v4.env()
+    if "pettingzoo" not in _GIN:
+        _GIN["pettingzoo"] = gin_rummy_v4.env()
+    env = _GIN["pettingzoo"]
     rng = np.random.default_rng(seed)
 
     def game(g: int) -> int:
@@ -82,7 +92,9 @@ def _gin_pettingzoo(seconds: float, seed: int) -> dict[str, Any]:
             steps += 1
         return steps
 
-    game(10_000)  # warm-up
+    if not _GIN.get("pettingzoo_warm"):
+        game(10_000)
+        _GIN["pettingzoo_warm"] = True
     return _timed(game, seconds) | {"version": pettingzoo.__version__}
 
 
@@ -91,7 +103,9 @@ def _gin_openspiel(seconds: float, seed: int) -> dict[str, Any]:
 
     import pyspiel
 
-    spiel_game = pyspiel.load_game("gin_rummy")
+    if "openspiel" not in _GIN:
+        _GIN["openspiel"] = pyspiel.load_game("gin_rummy")
+    spiel_game = _GIN["openspiel"]
     rng = np.random.default_rng(seed)
 
     def game(g: int) -> int:
@@ -108,7 +122,9 @@ def _gin_openspiel(seconds: float, seed: int) -> dict[str, Any]:
             steps += 1
         return steps
 
-    game(10_000)
+    if not _GIN.get("openspiel_warm"):
+        game(10_000)
+        _GIN["openspiel_warm"] = True
     return _timed(game, seconds) | {"version": metadata.version("open_spiel")}
 
 
@@ -206,14 +222,45 @@ def run_policy(preset: str, policy: str, seconds: float, seed: int = 0) -> dict[
     return _timed(lambda g: _policy_game(env, policy, rng, seed + g), seconds)
 
 
-def run_games(preset: str, policy: str, games: int, seed: int = 0) -> dict[str, Any]:
-    """Like :func:`run_policy`, on the fixed games dealt from seeds ``seed .. seed + games - 1``."""
+def _add(total: dict[str, Any], part: dict[str, Any]) -> None:
+    for key in ("steps", "games", "wall_s", "cpu_s"):
+        total[key] = total.get(key, 0) + part[key]
+
+
+def _rates(total: dict[str, Any]) -> dict[str, Any]:
+    return total | {"steps_per_s": total["steps"] / total["wall_s"], "games_per_s": total["games"] / total["wall_s"],
+                    "cpu_steps_per_s": total["steps"] / total["cpu_s"] if total["cpu_s"] > 0 else float("nan")}
+
+
+def compare_round(workers: list[Worker], games: int, block: int, seed: int, gin_seed: int) -> dict[str, Any]:
+    """One comparison round: greedy self-play of classic (2 players) on the games dealt from seeds
+    ``seed .. seed + games - 1``, in blocks of ``block`` games, each block followed by each gin
+    worker playing for as long; totals and rates per side."""
     import machiavelli_env
 
-    env = machiavelli_env.env(preset)
+    env = machiavelli_env.env("classic")
     rng = np.random.default_rng(seed)
-    _policy_game(env, policy, rng, seed + 10_000)
-    return _timed(lambda g: _policy_game(env, policy, rng, seed + g), 0.0, min_games=games)
+    _policy_game(env, "greedy", rng, seed + 10_000)  # warm-up
+    ours: dict[str, Any] = {}
+    gins: dict[str, dict[str, Any]] = {w.name: {} for w in workers}
+    errors: dict[str, dict[str, Any]] = {}
+    for start in range(0, games, block):
+        part = _timed(lambda g, s=start: _policy_game(env, "greedy", rng, seed + s + g), 0.0,
+                      min_games=min(block, games - start))
+        _add(ours, part)
+        for w in workers:
+            if w.name in errors:
+                continue
+            res = w.run(part["wall_s"], gin_seed + 100 * start)
+            if "error" in res:
+                errors[w.name] = res
+            else:
+                _add(gins[w.name], res)
+                gins[w.name]["version"] = res.get("version")
+    row: dict[str, Any] = {"ours": _rates(ours)}
+    for name, total in gins.items():
+        row[name] = errors.get(name) or _rates(total)
+    return row
 
 
 def presets() -> list[str]:
@@ -315,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, help="seconds per preset and policy (default 1 quick, 4 full)")
     ap.add_argument("--rounds", type=int, help="rounds of the gin comparison (default 2 quick, 3 full)")
     ap.add_argument("--games", type=int, help="games of ours per comparison round (default 20 quick, 100 full)")
+    ap.add_argument("--block", type=int, default=5, help="our games between two gin turns in the comparison")
     ap.add_argument("--gin-python", type=Path, default=DEFAULT_GIN_PYTHON, help="python of the gin venv")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="write every figure here")
@@ -360,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
 
     games = args.games or (20 if args.quick else 100)
     print(f"\n== side by side ({rounds} rounds; in each, greedy self-play of classic 2 players, games with seeds "
-          f"{args.seed}..{args.seed + games - 1}, then each gin for as long as that took) ==")
+          f"{args.seed}..{args.seed + games - 1} in blocks of {args.block}, each block followed by each gin for as "
+          "long as it took) ==")
     gin_python = args.gin_python if args.gin_python.exists() else None
     if gin_python is None:
         print(f"no gin python at {args.gin_python}: see the module docstring to create the venv")
@@ -368,9 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for r in range(rounds):
-            row = {"ours": run_games("classic", "greedy", games, args.seed)}
-            for w in workers:
-                row[w.name] = w.run(row["ours"]["wall_s"], args.seed + 1000 * r)
+            row = compare_round(workers, games, max(args.block, 1), args.seed, args.seed + 100_000 * (r + 1))
             for name in WORKERS:
                 row.setdefault(name, {"error": "no gin venv"})
             rows.append(row)
