@@ -32,7 +32,10 @@ sampled by their probabilities and not counted as steps): after each block of ``
 games, each gin plays for as long as that block took (whole games, so a little longer). A round's
 steps/s are its totals. On a shared machine whose speed swings by up to 2x within a minute, the
 fine interleaving gives both sides the same conditions; a round of our games followed by a round
-of gin (as before) put the swings on one side or the other (per-round ratios 1.3-3.1x). The gin runs are kept
+of gin (as before) put the swings on one side or the other (per-round ratios 1.3-3.1x). The
+comparison also pins this process and the gin workers to one CPU core (the first this process may
+use; ``--no-pin`` lets the OS place them): unpinned, the two sides were often placed on different
+cores, one of them busier, and the per-round ratios split into two groups (1.45x and 2.4x). The gin runs are kept
 alive in subprocesses of ``--gin-python`` (default ``.bench-venv-gin/bin/python`` when it
 exists), a separate virtual environment, since pettingzoo 1.26.1 conflicts with this project's
 pettingzoo::
@@ -363,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, help="rounds of the gin comparison (default 2 quick, 3 full)")
     ap.add_argument("--games", type=int, help="games of ours per comparison round (default 20 quick, 100 full)")
     ap.add_argument("--block", type=int, default=5, help="our games between two gin turns in the comparison")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin the comparison to one CPU core")
     ap.add_argument("--gin-python", type=Path, default=DEFAULT_GIN_PYTHON, help="python of the gin venv")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="write every figure here")
@@ -413,6 +417,13 @@ def main(argv: list[str] | None = None) -> int:
     gin_python = args.gin_python if args.gin_python.exists() else None
     if gin_python is None:
         print(f"no gin python at {args.gin_python}: see the module docstring to create the venv")
+    pinned = None
+    if not args.no_pin and hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))
+        pinned = allowed[0]
+        os.sched_setaffinity(0, {pinned})  # the gin workers started below inherit it
+    report["pinned_core"] = pinned
+    print("both sides pinned to CPU core", pinned) if pinned is not None else print("not pinned")
     workers = [Worker(gin_python, name) for name in WORKERS] if gin_python else []
     rows = []
     try:

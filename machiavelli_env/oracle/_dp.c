@@ -64,10 +64,8 @@
  * has no opening points), the rank-reversed query (2 <-> K, 3 <-> Q, ..., which maps melds to
  * melds) takes turns with the original, level by level, each from a fresh memo; the first to
  * finish answers, mapped back (set_params(race=0) turns this off). On crowded classic tables this
- * turned searches of 100-350 ms into 3-5 ms. On crowded tables (40 cards or more) whose cards
- * that may be added are mostly high (mean rank above 7), the mirrored sweep leads and the original
- * races second (mirror_leads; set_params(predict=0) turns this off). The value is exact whichever
- * sweep answers; among equally good plays the two directions may return different ones.
+ * turned searches of 100-350 ms into 3-5 ms; queries answered within the first level are searched
+ * exactly as before.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -2047,41 +2045,6 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
                        int need_group, int min_open, int decks, int jokers);
 
 static int g_race = 1; /* race the mirrored sweep from the second level on (0: never) */
-static int g_predict = 1; /* crowded tables and a high hand: the mirrored sweep goes first (0: never) */
-
-static int table_cards(const Query *q);
-static int mirror_query(const Query *q, Query *m);
-static int solve_query_dir(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J);
-
-/* Should the mirrored sweep lead? On a crowded table (g_crowd cards or more) the search is
- * depth-first, and its cost is set by where the cards that may be added lie: swept last, they leave
- * every combination below them open until the end. So the mirror leads when the mean rank of
- * those cards (A = 0 .. K = 12) is above 7. On the positions of 200 greedy classic games this
- * took 27% off the oracle's time (the better direction of each query would take 44%). */
-static int mirror_leads(const Query *q) {
-    if (g_crowd < 0 || table_cards(q) < g_crowd) return 0;
-    int n = 0, sum = 0;
-    for (int c = 0; c < JOKER; c++) {
-        int extra = q->hi[c] - q->lo[c];
-        n += extra;
-        sum += extra * (c % 13);
-    }
-    return n > 0 && sum > 7 * n;
-}
-
-/* Best solution of the query (see solve_query_dir), the mirrored sweep leading when mirror_leads
- * says so: *mirrored tells whether the answer (value, path) is of the mirrored query, filled in
- * *mirror, or of q. */
-static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
-    if (!(g_predict && g_race && !g_force && q->min_open == 0 && mirror_leads(q)))
-        return solve_query_dir(q, mirror, mirrored, value, path, J);
-    int r = mirror_query(q, mirror);
-    if (r != 0) return r < 0 ? r : -1;
-    int original; /* the answer came from the original sweep, racing second */
-    r = solve_query_dir(mirror, q, &original, value, path, J);
-    *mirrored = r == 1 && !original;
-    return r;
-}
 static int last_mirrored = 0; /* the last solve's answer came from the mirrored sweep */
 
 /* the rank-reversed query of q (2 <-> K, 3 <-> Q, ...; the ace stays; aces low <-> high): every
@@ -2100,15 +2063,14 @@ static int mirror_query(const Query *q, Query *m) {
     return r;
 }
 
-/* Best solution of the query, its own sweep first. Returns 1 found (value and path filled), 0 none,
- * <0 error. The sweep
+/* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. The sweep
  * goes from the ace up; a conflict among the top ranks is then found only after every combination
  * below it was tried, while the mirrored sweep (mirror_query) meets it at once, and the other way
  * round. So when the first level of the schedule runs out (and the query has no opening points,
  * whose values the mirror would change), the two directions take turns, level by level, each from
  * a fresh memo; *mirror is filled and *mirrored set when the answer comes from the mirrored one.
  * Queries answered in the first level are searched exactly as without the race. */
-static int solve_query_dir(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
+static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
     *mirrored = 0;
     int r = search_begin(q);
     if (r < 0) return r;
@@ -2495,12 +2457,12 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "predict", NULL};
-    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race, predict = g_predict;
+                            "usj", "crowd", "full", "jcrowd", "race", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllpp", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &predict))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllp", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2516,11 +2478,10 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_full = full;
     g_jcrowd = jcrowd;
     g_race = race;
-    g_predict = predict;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:i}", "prune", g_prune, "budget", g_budget,
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
-                         "jcrowd", g_jcrowd, "race", g_race, "predict", g_predict);
+                         "jcrowd", g_jcrowd, "race", g_race);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -2553,8 +2514,7 @@ static PyMethodDef methods[] = {
      "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
      "(4: most cards to groups first); probe expansions; second forward budget; and norm, alive, usj, crowd, "
      "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it), jcrowd (the crowd threshold "
-     "with jokers), race (the mirrored sweep races the original from the second budget level; 0: off), predict "
-     "(the mirrored sweep leads on crowded tables with a high hand; 0: off)."},
+     "with jokers)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};

@@ -12,10 +12,7 @@ aces ``low`` <-> ``high``, the other ace rules are symmetric) maps every valid m
 meld, so the same question asked of the mirrored position has the same answer, and a conflict at
 the top becomes one at the bottom, found at once. The extension uses this itself: a search
 without opening points (whose card values the mirror would change) that outlasts its first budget
-level alternates with the mirrored search, level by level, and the first to finish answers; on a
-crowded table (40 cards or more) whose cards that may be added are mostly high, the mirrored
-search leads. Values are exact either way; among equally good plays the direction that answers
-decides which one is returned (a deterministic function of the query). When a
+level alternates with the mirrored search, level by level, and the first to finish answers. When a
 query without opening points runs out of memo all the same, it is asked again mirrored here and
 the answer mapped back; only if that fails too is ``MemoryError`` raised.
 """
