@@ -1,7 +1,8 @@
 """The PettingZoo AEC environment ``machiavelli_v0``: a thin wrapper over :mod:`machiavelli_env.game`.
 
 ``env(rules="classic", render_mode=None, **rule_overrides)`` returns ``raw_env`` wrapped in
-PettingZoo's ``OrderEnforcingWrapper``; rule fields may be overridden, e.g.
+PettingZoo's ``OrderEnforcingWrapper`` (a subclass whose ``last()`` asks ``raw_env`` directly,
+same answers); rule fields may be overridden, e.g.
 ``env(players=4, jokers=4)``. Agents are ``player_0 .. player_{n-1}``.
 
 * Action: ``MultiDiscrete(copies + 1)`` over the 53 card types (joker last): how many copies of
@@ -47,7 +48,24 @@ __all__ = ["env", "raw_env"]
 def env(rules: str | Rules | dict | None = "classic", render_mode: str | None = None, **rule_overrides: Any) -> AECEnv:
     """The wrapped AEC environment (``OrderEnforcingWrapper(raw_env(...))``)."""
     e = raw_env(rules=rules, render_mode=render_mode, **rule_overrides)
-    return wrappers.OrderEnforcingWrapper(e)
+    return _OrderEnforcing(e)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` whose ``last()`` asks the wrapped environment directly.
+
+    The inherited ``last()`` reads five attributes through two layers of ``__getattr__`` (about 5 µs
+    a call, every step of every loop); this gives the same answer and, before ``reset()``, the same
+    ``AttributeError``. Everything else is the parent's.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 class raw_env(AECEnv, EzPickle):
@@ -71,6 +89,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         n = self.rules.players
         self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.action_spaces = {a: observation.action_space(self.rules) for a in self.possible_agents}
         self.observation_spaces = {a: observation.observation_space(self.rules) for a in self.possible_agents}
@@ -121,10 +140,10 @@ class raw_env(AECEnv, EzPickle):
     def _sync(self) -> None:
         s = self._state
         assert s is not None
+        rewards, index, event = s.rewards.tolist(), self._agent_index, s.event
         for a in self.agents:
-            i = self.possible_agents.index(a)
-            self.rewards[a] = float(s.rewards[i])
-            self.infos[a] = {"event": s.event}
+            self.rewards[a] = rewards[index[a]]
+            self.infos[a] = {"event": event}
         if s.done:
             flags = self.truncations if s.truncated else self.terminations
             for a in self.agents:
@@ -140,7 +159,9 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self._state = new
         self._sync()
-        self._accumulate_rewards()
+        cumulative = self._cumulative_rewards
+        for a, reward in self.rewards.items():  # AECEnv._accumulate_rewards
+            cumulative[a] += reward
         if self.render_mode == "human":
             self.render()
 
@@ -190,6 +211,8 @@ class raw_env(AECEnv, EzPickle):
         return self._state
 
     def _index(self, agent: str | int | None) -> int:
+        if type(agent) is str and agent in self._agent_index:
+            return self._agent_index[agent]
         if agent is None:
             return self._require_state().current
         if isinstance(agent, (int, np.integer)) and 0 <= agent < self.rules.players:

@@ -297,3 +297,22 @@ def test_state_does_not_depend_on_queries_asked_before():
     asked = play(True)
     legal.clear_caches()
     assert play(False) == asked
+
+
+def test_wrapper_last_matches_the_raw_env_and_enforces_reset_first():
+    """env()'s order-enforcing wrapper answers last() from the raw environment directly: the same
+    tuple as raw_env.last(), the same AttributeError before reset(), and str(env) is the env id."""
+    from pettingzoo.utils import wrappers
+
+    e = machiavelli_env.env()
+    assert isinstance(e, wrappers.OrderEnforcingWrapper) and str(e) == "machiavelli_v0"
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=5)
+    for _ in range(6):
+        obs, rew, term, trunc, info = e.last()
+        robs, rrew, rterm, rtrunc, rinfo = e.unwrapped.last()
+        assert np.array_equal(obs["observation"], robs["observation"]) and (rew, term, trunc, info) == (
+            rrew, rterm, rtrunc, rinfo)
+        assert e.last(observe=False)[0] is None
+        e.step(e.unwrapped.best_play(e.agent_selection))
