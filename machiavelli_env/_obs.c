@@ -68,10 +68,8 @@ static PyObject *py_encode(PyObject *self, PyObject *const *args, Py_ssize_t nar
     long player = ints[0], match_target = ints[1], stock = ints[2], passes = ints[3], turn = ints[4],
          max_turns = ints[5];
 
-    Py_buffer hb;
-    if (PyObject_GetBuffer(args[1], &hb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    Py_ssize_t n = hb.itemsize == 8 ? hb.len / (8 * NT) : 0;
-    PyBuffer_Release(&hb);
+    Py_ssize_t n = PyObject_Length(args[9]); /* players: the length of `opened` (every size is checked below) */
+    if (n < 0) return NULL;
     if (n < 2 || n > MAX_PLAYERS || player < 0 || player >= n || max_turns <= 0 || pack_size <= 0) {
         PyErr_SetString(PyExc_ValueError, "_obs.encode: bad player count, player, max_turns or pack_size");
         return NULL;

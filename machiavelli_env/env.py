@@ -159,9 +159,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self._state = new
         self._sync()
-        cumulative = self._cumulative_rewards
-        for a, reward in self.rewards.items():  # AECEnv._accumulate_rewards
-            cumulative[a] += reward
+        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -498,14 +498,10 @@ def step(state: State, action: Any) -> State:
                 draw(1)
 
     passes = 0 if played or not stock_empty else state.passes + 1
-    # every array made by this step is writeable: freeze it rather than let State copy it (the
-    # others are the old state's, read-only already)
+    # every writeable array here was made by this step: freeze it rather than let State copy it
     new = _evolve(
-        state, hands=_freeze(hands), table=table if table is state.table else _freeze(table), melds=melds,
-        stock=stock, help=help_ if help_ is state.help else _freeze(help_), current=(p + 1) % n,
-        opened=opened if opened is state.opened else _freeze(opened),
-        known=known if known is state.known else _freeze(known),
-        last_play=last_play if last_play is state.last_play else _freeze(last_play),
+        state, hands=_freeze(hands), table=_freeze(table), melds=melds, stock=stock, help=_freeze(help_),
+        current=(p + 1) % n, opened=_freeze(opened), known=_freeze(known), last_play=_freeze(last_play),
         last_action=_freeze(last_action), passes=passes, turn=state.turn + 1, rewards=_zeros(n),
         event=event, result="",
     )

@@ -89,7 +89,6 @@ class _ObsInfo:
         self.rules_features = rules_features(rules)
         self.max_turns = rules.max_turns
         self.match_target = rules.match_target
-        self.players = rules.players
         n = rules.players
         # read-only mask rows: rows[i][a] allows counts 0..a of card type i (a up to the copies of i
         # plus the help pile, so up to twice the copies)

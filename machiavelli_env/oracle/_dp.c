@@ -1947,8 +1947,8 @@ static int table_cards(const Query *q) {
     return n;
 }
 
-static void sched_init(Sched *sc, const Query *q) {
-    int lo_cards = table_cards(q);
+/* lo_cards: table_cards(q), counted once per solve (the mirrored query has as many) */
+static void sched_init(Sched *sc, const Query *q, int lo_cards) {
     sc->skip_first = g_crowd >= 0 && (lo_cards >= g_crowd || (q->hiJ > 0 && lo_cards >= g_jcrowd));
     sc->bb = g_budget;
     sc->dl = g_probe;
@@ -1971,8 +1971,8 @@ static int search_begin(Query *q) {
 /* the whole-hand probe where it pays (jokers or a crowded table; on small tables without jokers
  * the forward pass is cheap and a failed probe, the usual outcome in play, would cost more than it
  * saves): 1 found, 0 not found, <0 error */
-static int opening_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
-    if (g_force || g_crowd < 0 || !(q->hiJ > 0 || table_cards(q) >= g_crowd)) return 0;
+static int opening_probe(const Query *q, int lo_cards, int32_t *value, int32_t *path, int *J) {
+    if (g_force || g_crowd < 0 || !(q->hiJ > 0 || lo_cards >= g_crowd)) return 0;
     return full_probe(q, value, path, J);
 }
 
@@ -2074,12 +2074,13 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     *mirrored = 0;
     int r = search_begin(q);
     if (r < 0) return r;
-    r = opening_probe(q, value, path, J);
+    int lo_cards = table_cards(q);
+    r = opening_probe(q, lo_cards, value, path, J);
     if (r != 0) return r;
     if (g_force == 1) return forward_best(q, 0, value, path, J);
     memo_reset(); /* the probe's dead states */
     Sched a, b;
-    sched_init(&a, q);
+    sched_init(&a, q, lo_cards);
     int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0;
     for (;;) {
         r = solve_level(q, &a, value, path, J);
@@ -2090,8 +2091,8 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
         if (!mirror_ready) {
             if ((r = mirror_query(q, mirror)) != 0) return r < 0 ? r : -1;
             if ((r = search_begin(mirror)) < 0) return r;
-            sched_init(&b, mirror);
-            r = opening_probe(mirror, value, path, J);
+            sched_init(&b, mirror, lo_cards);
+            r = opening_probe(mirror, lo_cards, value, path, J);
             if (r != 0) { *mirrored = r == 1; return r; }
             b.bb = a.bb / 10; /* the level the original sweep has just run out of */
             b.dl = a.dl / 10;
