@@ -38,7 +38,8 @@ TINY = {
 
 @pytest.mark.parametrize(
     "name",
-    ["default", "ppo_2p_classic", "ppo_2p_classic_from_default", "ppo_3p_classic", "ppo_3p_classic_placement",
+    ["default", "stage1_2p_classic", "ppo_2p_classic", "ppo_2p_classic_from_default", "ppo_3p_classic",
+     "ppo_3p_classic_placement",
      "ppo_4p_classic", "ppo_4p_classic_scratch", "ppo_4p_classic_mixed", "ppo_4p_classic_placement", "ppo_4p_jokers",
      "ppo_6p_three_decks"],
 )
@@ -70,6 +71,7 @@ def test_each_shipped_checkpoint_names_the_shipped_config_that_trained_it(player
         ({"ppo": {"lr": -1.0}}, "ppo.lr must be positive"),
         ({"ppo": {"gamma": 1.5}}, r"ppo.gamma must be in \[0, 1\]"),
         ({"rollout": {"games": 0}}, "rollout.games must be a positive integer"),
+        ({"rollout": {"take_wins": "yes"}}, "rollout.take_wins must be true or false"),
         ({"rollout": {"workers": 1, "games": 3, "steps": 1}, "ppo": {"minibatches": 2}}, "must divide the batch"),
         ({"pool": {"heuristics": {"wizard": 1}}}, "unknown bot 'wizard'"),
         ({"pool": {"self_play": [0.1]}}, "pool.self_play"),
@@ -141,21 +143,36 @@ def test_rollout_batch_holds_learner_decisions_only(players):
         assert len(slot.opponents) == players - 1
 
 
-def test_rollouts_sample_the_unmasked_policy_even_when_a_win_is_on_offer():
+def _worker_offered_a_win(**kwargs):
+    """A rollout worker whose one game has the learner to move holding 9H 10H next to JH QH KH."""
     from machiavelli_env import game
 
-    rules = Rules.load("classic")
     spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
-    w = RolloutWorker(rules, spec, games=1, seed=4, worker=0, first_update=0, heuristics={"greedy": 1},
-                      latest=0.5, gamma=0.99, shaping=0.0)
+    w = RolloutWorker(Rules.load("classic"), spec, games=1, seed=4, worker=0, first_update=0,
+                      heuristics={"greedy": 1}, latest=0.5, gamma=0.99, shaping=0.0, **kwargs)
     slot = w.slots[0]
     hands = ["2D 7C KC", "2D 7C KC"]
     hands[slot.seat] = "9H 10H"
     slot.state = game.new_state_from("classic", hands, "JH QH KH", current=slot.seat)
     slot.encoded = None
+    return w, slot
+
+
+def test_rollouts_sample_the_unmasked_policy_even_when_a_win_is_on_offer():
+    w, slot = _worker_offered_a_win()
     _, _, mask, plays = w._encode(slot)
-    assert mask[0] and mask[1:len(plays) + 1].all()  # drawing and the smaller play stay allowed
-    assert not w.latest_agent.take_wins
+    assert len(plays) >= 2 and mask[0] and mask[1:len(plays) + 1].all()  # drawing and the smaller play stay allowed
+    assert w.latest_agent.take_wins is False
+
+
+def test_rollouts_with_take_wins_offer_only_the_winning_play_when_there_is_one():
+    w, slot = _worker_offered_a_win(take_wins=True)
+    _, _, mask, plays = w._encode(slot)
+    winning = [i + 1 for i, p in enumerate(plays) if p.sum() == 2]
+    assert winning and mask.nonzero()[0].tolist() == winning  # no drawing, no smaller play
+    assert w.latest_agent.take_wins is None  # policy opponents follow their spec (take_wins on by default)
+    out = w.collect(steps=1, p_policy=0.0)
+    assert out["ends"][0, 0] == 1 and out["rewards"][0, 0] == 1.0  # the learner went out and won
 
 
 def test_placement_reward_ranks_the_winner_then_fewest_penalty_points():

@@ -36,11 +36,14 @@ class ConfigError(ValueError):
 @dataclass
 class RolloutConfig:
     """``workers`` processes (1: in the main process), each stepping ``games`` games together;
-    ``steps`` learner moves per game per update."""
+    ``steps`` learner moves per game per update. ``take_wins``: the learner and its policy opponents
+    apply the policy's ``take_wins`` rule in rollouts too (a play that empties the hand is then the only
+    candidate, as in evaluation); off, they sample the unmasked policy (runs made before the option)."""
 
     workers: int = 1
     games: int = 16
     steps: int = 32
+    take_wins: bool = False
 
 
 @dataclass
@@ -137,6 +140,8 @@ class TrainConfig:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         _positive(self.rollout, ("workers", "games", "steps"), "rollout.")
+        if not isinstance(self.rollout.take_wins, bool):
+            raise ConfigError(f"rollout.take_wins must be true or false, got {self.rollout.take_wins!r}")
         p = self.ppo
         _positive(p, ("epochs", "minibatches"), "ppo.")
         if self.batch_size % p.minibatches:

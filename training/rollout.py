@@ -83,6 +83,7 @@ class RolloutWorker:
         shaping: float,
         reward: str = "env",
         placement_weight: float = 1.0,
+        take_wins: bool = False,
     ):
         torch.set_num_threads(1)
         self.rules, self.spec = rules, spec
@@ -93,8 +94,11 @@ class RolloutWorker:
         self.bots: dict[str, Agent] = {
             name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
         }
-        # opponents and the learner sample the unmasked policy (take_wins is a decision-time rule)
-        self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)), take_wins=False)
+        # take_wins off: the learner and its policy opponents sample the unmasked policy (runs made before
+        # the option reproduce); on: a winning play, when there is one, is the only candidate, as in evaluation
+        self.take_wins: bool | None = None if take_wins else False  # None: as the policy's spec says
+        self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)),
+                                     take_wins=self.take_wins)
         self.snapshots: dict[int, PPOAgent] = {}
         self.pool_ids: list[int] = []  # the current pool (self.snapshots may also hold retired ids in use)
         self.p_policy = 0.0
@@ -123,7 +127,8 @@ class RolloutWorker:
                     raise ValueError(f"snapshot {sid} is new to this worker but came without weights")
                 net = CandidatePolicy(self.spec)
                 net.load_state_dict(from_numpy(weights))
-                self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)), take_wins=False)
+                self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)),
+                                               take_wins=self.take_wins)
 
     def _agent(self, key: str) -> Agent:
         if key == pool.LATEST:
@@ -164,7 +169,7 @@ class RolloutWorker:
     def _encode(self, slot: _Slot) -> tuple:
         if slot.encoded is None:
             turn = turn_from_state(slot.state, slot.seat, limit=self.spec.limit)
-            slot.encoded = encode_turn(turn, self.spec, take_wins=False)
+            slot.encoded = encode_turn(turn, self.spec, take_wins=self.take_wins)
         return slot.encoded
 
     def _potential(self, slot: _Slot) -> float:
