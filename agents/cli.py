@@ -37,7 +37,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
         "plays every hand of each deal. Prints win rates with 95%% Wilson intervals."
     )
     p.add_argument("--agents", required=True, metavar="A,B,...",
-                   help="one agent per seat: random, greedy, greedy_points, patient, ppo, ppo:PATH")
+                   help="one agent per seat: random, greedy, greedy_points, patient, hoarder, ppo, ppo:PATH")
     p.add_argument("--rules", default="classic", metavar="RULES", help=_RULES_HELP)
     p.add_argument("--players", type=int, default=None, help="number of players (default: the number of agents)")
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")

@@ -1,4 +1,4 @@
-"""Rule-based baselines: ``random``, ``greedy``, ``greedy_points`` and ``patient``.
+"""Rule-based baselines: ``random``, ``greedy``, ``greedy_points``, ``patient`` and ``hoarder``.
 
 All of them read the legal plays (or the oracle's best play) from the :class:`~agents.base.Turn`,
 so they use the same exact oracle as the environment.
@@ -83,6 +83,44 @@ class PatientAgent(Agent):
         if (
             size >= self.min_cards
             or size == int(turn.hand.sum())
+            or (opponents and min(opponents) <= self.danger)
+            or turn.stock_size == 0
+            or not turn.draw_allowed
+        ):
+            return play
+        return np.zeros(NUM_TYPES, dtype=np.int64)
+
+
+class HoarderAgent(Agent):
+    """Draws until it can lay down its whole hand in one play, then goes out.
+
+    Plays the oracle's max-cards play only when one of these holds, else draws:
+
+    * it empties the hand (going out), or
+    * some opponent holds at most ``danger`` cards (default 0: never), or
+    * the stock is empty (drawing would be passing, and a blocked game goes to the fewest hand
+      points), or drawing is not allowed.
+
+    Every card drawn is one more card to build with, and the table only grows while the opponents
+    play, so sooner or later the hand and the table repack into melds together. Under the classic
+    rules this beats the other baselines by a wide margin (docs/TRAINING.md, "Hoarding"); it is the
+    simplest bot a learned policy must beat.
+    """
+
+    name = "hoarder"
+
+    def __init__(self, danger: int = 0):
+        if danger < 0:
+            raise ValueError(f"hoarder needs danger >= 0, got {danger}")
+        self.danger = danger
+
+    def act(self, turn: Turn) -> np.ndarray:
+        play = turn.best_play("cards")
+        if not play.any():
+            return fallback_action(turn)
+        opponents = turn.hand_sizes[1:]
+        if (
+            int(play.sum()) == int(turn.hand.sum())
             or (opponents and min(opponents) <= self.danger)
             or turn.stock_size == 0
             or not turn.draw_allowed

@@ -1,6 +1,6 @@
 """Agents by name: ``make_agent("greedy")``, ``make_agent("ppo:runs/x/final.safetensors")``.
 
-Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``human``, ``ppo`` (the shipped
+Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``human``, ``ppo`` (the shipped
 checkpoint for the player count) and ``ppo:PATH``. Options may follow in brackets for the
 heuristics, e.g. ``patient[min_cards=4,danger=3]``. torch is imported only for ``ppo``.
 """
@@ -12,9 +12,9 @@ import re
 from machiavelli_env.rules import Rules
 
 from .base import Agent
-from .heuristic import GreedyAgent, GreedyPointsAgent, PatientAgent, RandomAgent
+from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
 
-AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "human", "ppo")
+AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "human", "ppo")
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?:\[(?P<opts>[^\]]*)\])?(?::(?P<path>.+))?$")
 
@@ -52,6 +52,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -
             agent = GreedyPointsAgent(**opts)
         elif kind == "patient":
             agent = PatientAgent(**opts)
+        elif kind == "hoarder":
+            agent = HoarderAgent(**opts)
         elif kind == "human":
             from .human import HumanAgent
 

@@ -10,7 +10,7 @@ import pytest
 
 from agents.arena import evaluate, finishing_ranks, play_game, replay_states, wilson_interval
 from agents.base import DRAW, turn_from_state
-from agents.heuristic import GreedyAgent, GreedyPointsAgent, PatientAgent, RandomAgent
+from agents.heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
 from agents.human import HumanAgent, QuitGame
 from agents.registry import AgentSpecError, make_agent
 from machiavelli_env import game
@@ -80,6 +80,23 @@ def test_patient_goes_out_even_with_a_small_play():
     assert PatientAgent(min_cards=10, danger=0).act(turn_from_state(s)).sum() == 3
 
 
+def test_hoarder_draws_until_it_can_go_out():
+    s = _state("", "3H 4H 5H 9C 10D JS QS KD 2C AD 7S 8C")
+    assert not HoarderAgent().act(turn_from_state(s)).any()  # 3H 4H 5H alone would not empty the hand
+    assert HoarderAgent().act(turn_from_state(_state("7S 8S 9S", "3H 4H 5H 10S"))).sum() == 4
+
+
+def test_hoarder_plays_when_an_opponent_is_close_or_the_stock_is_empty():
+    from dataclasses import replace
+
+    s = _state("", "3H 4H 5H 9C 10D JS QS KD 2C AD 7S 8C")  # opponent holds 2 cards
+    assert HoarderAgent(danger=2).act(turn_from_state(s)).sum() == 3
+    empty = replace(s, stock=s.stock[:0])
+    assert HoarderAgent().act(turn_from_state(empty)).sum() == 3
+    with pytest.raises(ValueError, match="hoarder needs danger >= 0"):
+        make_agent("hoarder[danger=-1]")
+
+
 def test_random_agent_only_chooses_among_legal_plays_and_draw_and_is_seeded():
     s = _state("7S 7H 7D", "7C 8C 9C 10C KD")
     turn = turn_from_state(s, limit=64)
@@ -92,7 +109,8 @@ def test_random_agent_only_chooses_among_legal_plays_and_draw_and_is_seeded():
 
 
 def test_registry_builds_every_heuristic_and_names_bad_specs():
-    for name in ("random", "greedy", "greedy_points", "patient", "patient[min_cards=4,danger=2]"):
+    for name in ("random", "greedy", "greedy_points", "patient", "patient[min_cards=4,danger=2]", "hoarder",
+                 "hoarder[danger=3]"):
         assert make_agent(name).name == name
     with pytest.raises(AgentSpecError, match="unknown agent 'grredy'"):
         make_agent("grredy")
