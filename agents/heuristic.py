@@ -6,6 +6,8 @@ so they use the same exact oracle as the environment.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from machiavelli_env.cards import NUM_TYPES
@@ -91,20 +93,18 @@ class PatientAgent(Agent):
         return np.zeros(NUM_TYPES, dtype=np.int64)
 
 
-class HoarderAgent(Agent):
+class HoarderAgent(PatientAgent):
     """Draws until it can lay down its whole hand in one play, then goes out.
 
-    Plays the oracle's max-cards play only when one of these holds, else draws:
-
-    * it empties the hand (going out), or
-    * some opponent holds at most ``danger`` cards (default 0: never), or
-    * the stock is empty (drawing would be passing, and a blocked game goes to the fewest hand
-      points), or drawing is not allowed.
+    :class:`PatientAgent` with no play big enough short of going out: it plays the oracle's
+    max-cards play only when that empties the hand, some opponent holds at most ``danger`` cards
+    (default 0: never), the stock is empty (drawing would be passing, and a blocked game goes to
+    the fewest hand points), or drawing is not allowed; else it draws.
 
     Every card drawn is one more card to build with, and the table only grows while the opponents
     play, so sooner or later the hand and the table repack into melds together. Under the classic
-    rules this beats the other baselines by a wide margin (docs/TRAINING.md, "Hoarding"); it is the
-    simplest bot a learned policy must beat.
+    rules this beats the other baselines by a wide margin (README, "Agents and evaluation"); it is
+    the simplest bot a learned policy must beat.
     """
 
     name = "hoarder"
@@ -112,18 +112,4 @@ class HoarderAgent(Agent):
     def __init__(self, danger: int = 0):
         if danger < 0:
             raise ValueError(f"hoarder needs danger >= 0, got {danger}")
-        self.danger = danger
-
-    def act(self, turn: Turn) -> np.ndarray:
-        play = turn.best_play("cards")
-        if not play.any():
-            return fallback_action(turn)
-        opponents = turn.hand_sizes[1:]
-        if (
-            int(play.sum()) == int(turn.hand.sum())
-            or (opponents and min(opponents) <= self.danger)
-            or turn.stock_size == 0
-            or not turn.draw_allowed
-        ):
-            return play
-        return np.zeros(NUM_TYPES, dtype=np.int64)
+        super().__init__(min_cards=sys.maxsize, danger=danger)
