@@ -256,3 +256,39 @@ def test_the_race_is_off_for_opening_points_and_can_be_switched_off() -> None:
             rules, table, hand, _ = _case(c)
             assert best_play(table, hand, rules, "cards").value == c["max_cards"], c["id"]
             assert _dp.stats()["last_mirrored"] == 0
+
+
+def test_repack_probe_decides_every_probe_like_the_bounded_search() -> None:
+    """A repack (every card must be placed) is first asked of the depth-first search without
+    bounds; when it finishes, its answer is final. With the probe off, with a budget so small that
+    it gives up on the larger tables, and with the default budget, every probe of the cases gets
+    its known feasibility and a valid arrangement; the probe settles a good share of them."""
+    cases = [c for c in _RAW if c["id"] not in HEAVY]
+    settled = 0
+    for repack_full in (0, 5, 3000):
+        with search_params(repack_full=repack_full) as _dp:
+            for c in cases:
+                rules, table, _, probe = _case(c)
+                melds = repack(table, probe, rules)
+                assert (melds is not None) == c["probe"]["feasible"], (repack_full, c["id"])
+                if melds is not None:
+                    assert_partition(melds, table + probe, rules)
+                if repack_full == 3000:
+                    settled += _dp.stats()["last_method"] == 4
+                elif repack_full == 0:
+                    assert _dp.stats()["last_method"] != 4
+    assert settled > len(cases) // 5, settled
+
+
+def test_repack_is_ruled_out_at_once_when_a_card_fits_no_meld() -> None:
+    """KS with no spade near it and no other king (the one joker cannot make up two cards) fits no
+    meld: the repack probe answers None without expanding a node; with 7H instead it repacks."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    rules = Rules.load("classic", ace="low", jokers=2)
+    table = to_counts("3H 4H 5H 6H 9C 9D 9S JK")
+    assert repack(table, to_counts("KS"), rules) is None
+    assert _dp.stats()["last_method"] == 4 and _dp.stats()["last_probe"] == 0
+    melds = repack(table, to_counts("7H"), rules)
+    assert melds is not None
+    assert_partition(melds, table + to_counts("7H"), rules)

@@ -54,6 +54,11 @@
  *    not the whole hand is unchanged.
  *    (On small tables without jokers the forward pass is cheap, and in play a failed probe, the
  *    usual outcome, would cost more than it saves.)
+ *  - repack probe: a repack (lo = hi) is the probe's question itself, so on the same tables the
+ *    depth-first search without bounds runs first (at most 3000 expansions) and its answer is
+ *    final when it finishes, found or not; a card that fits no meld at all (card_can_meld) rules
+ *    the repack out before any search. Only a probe over budget leaves the question to the
+ *    bounded searches, whose bounds cannot help a question with nothing to choose.
  * solve() runs the whole-hand probe when there are jokers or a crowded table (40 cards or more),
  * then alternates a forward pass and a depth-first probe with budgets growing tenfold (crowded
  * tables start with the depth-first probe, with jokers as without: on smaller joker tables the
@@ -1903,8 +1908,36 @@ static int card_can_meld(const Query *q, int c) {
     return 0;
 }
 
+#define PROBE_NONE 7 /* full_probe: a repack proven impossible */
+static long g_repack_full = 3000; /* expansions of the probe for a repack; 0 turns it off */
+
+/* A repack (lo = hi: every card must be placed, nothing to choose) is the probe's question itself:
+ * the depth-first search without bounds answers it exactly when it finishes within its budget,
+ * and a card that fits no meld at all rules it out at once. 1 found, PROBE_NONE impossible, 0 not
+ * settled (over budget or switched off). */
+static int repack_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
+    if (g_repack_full <= 0) return 0;
+    int32_t v = q->wJ * q->hiJ;
+    for (int c = 0; c < JOKER; c++) {
+        if (q->hi[c] && !card_can_meld(q, c)) return PROBE_NONE;
+        v += q->w[c] * q->hi[c];
+    }
+    memo_reset();
+    probe_exp = 0;
+    long keep_full = g_full;
+    g_full = g_repack_full;
+    size_t keep = succ_n;
+    int r = full_dfs(q, 0, k0_init(q->e0), k1_init(q->e0), path, J);
+    succ_n = keep;
+    g_full = keep_full;
+    if (r == 1) { *value = v; last_method = 4; return 1; }
+    if (r == 0) { last_method = 4; return PROBE_NONE; }
+    return r == -5 ? 0 : r;
+}
+
 /* the whole-hand probe of q (see g_full): 1 found (value, path, J filled), 0 not found (also when
- * some hand card fits no meld at all: then the whole hand cannot be played) */
+ * some hand card fits no meld at all: then the whole hand cannot be played); for a repack, see
+ * repack_probe */
 static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
     if (g_full <= 0 || q->min_open > 0 || q->need_group) return 0;
     int32_t v = 0;
@@ -1920,7 +1953,7 @@ static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
         if (q->wJ <= 0) return 0;
         any = 1;
     }
-    if (!any) return 0; /* a repack: nothing to choose */
+    if (!any) return repack_probe(q, value, path, J);
     v += q->wJ * q->hiJ;
     if (q->cap >= 0 && v > q->cap) return 0;
     Query full = *q;
@@ -2076,6 +2109,7 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     if (r < 0) return r;
     int lo_cards = table_cards(q);
     r = opening_probe(q, lo_cards, value, path, J);
+    if (r == PROBE_NONE) return 0;
     if (r != 0) return r;
     if (g_force == 1) return forward_best(q, 0, value, path, J);
     memo_reset(); /* the probe's dead states */
@@ -2093,6 +2127,7 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
             if ((r = search_begin(mirror)) < 0) return r;
             sched_init(&b, mirror, lo_cards);
             r = opening_probe(mirror, lo_cards, value, path, J);
+            if (r == PROBE_NONE) return 0;
             if (r != 0) { *mirrored = r == 1; return r; }
             b.bb = a.bb / 10; /* the level the original sweep has just run out of */
             b.dl = a.dl / 10;
@@ -2218,6 +2253,7 @@ static inline const int64_t *tuple_counts(PyObject *t) {
 }
 
 static Query g_query, g_mirror;
+static PyObject *py_melds(PyObject *self, PyObject *arg);
 
 static PyObject *run_solve(Query *q, int rc) {
     PyObject *res = NULL;
@@ -2254,6 +2290,164 @@ static PyObject *py_best(PyObject *self, PyObject *args) {
         hi[c] += lo[c];
     }
     return run_solve(&g_query, setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers));
+}
+
+/* ------------------------------------------------------------------ entry points keyed by rules objects
+ * best_play() and repack() of the Python API call these first: one C call with the caller's own
+ * arguments, the rules' extension arguments found by identity in a small cache (registered from
+ * Python), and the answer built as the API's Play. Anything else (a rules object not registered
+ * yet, arrays that are not 53 integers, a bad count, a search out of memory) returns
+ * NotImplemented, with no error set, and the caller takes the general path, which gives the
+ * errors and the fallbacks. */
+/* direct-mapped by the object's address; a colliding registration evicts the older one */
+#define RC_BITS 9
+typedef struct {
+    PyObject *rules; /* strong reference: the address cannot be reused while it is cached */
+    int8_t ace, mjpm, decks, jokers;
+    int16_t wid[2]; /* weights of "cards" and "points": rows of wv_tab */
+} RulesEntry;
+static RulesEntry rc_tab[1 << RC_BITS];
+#define WV_MAX 64
+static long long wv_tab[WV_MAX][NT]; /* the distinct weight vectors registered */
+static int wv_n = 0;
+static PyObject *g_play_type = NULL; /* api.Play (a tuple subclass), set by set_play_type */
+static PyObject *s_cards = NULL, *s_points = NULL;
+
+static inline RulesEntry *rc_slot(PyObject *rules) {
+    return &rc_tab[((uint64_t)(uintptr_t)rules * 0x9E3779B97F4A7C15ULL) >> (64 - RC_BITS)];
+}
+static inline RulesEntry *rc_find(PyObject *rules) {
+    RulesEntry *e = rc_slot(rules);
+    return e->rules == rules ? e : NULL;
+}
+/* 0 cards, 1 points, -1 anything else (no error set) */
+static int objective_code(PyObject *o) {
+    if (o == s_cards) return 0;
+    if (o == s_points) return 1;
+    if (!PyUnicode_Check(o)) return -1;
+    if (PyUnicode_Compare(o, s_cards) == 0) return 0;
+    if (PyUnicode_Compare(o, s_points) == 0) return 1;
+    PyErr_Clear();
+    return -1;
+}
+
+/* weight_row(weights) -> the row of wv_tab holding this vector (added if new) */
+static PyObject *py_weight_row(PyObject *self, PyObject *arg) {
+    long long w[NT];
+    if (read_vec(arg, w, "weights") < 0) return NULL;
+    for (int c = 0; c < NT; c++)
+        if (w[c] < 0 || w[c] > 1000000) {
+            PyErr_SetString(PyExc_ValueError, "_dp: weights must be in 0..1000000");
+            return NULL;
+        }
+    for (int i = 0; i < wv_n; i++)
+        if (!memcmp(wv_tab[i], w, sizeof w)) return PyLong_FromLong(i);
+    if (wv_n == WV_MAX) {
+        PyErr_SetString(PyExc_ValueError, "_dp: too many distinct weight vectors");
+        return NULL;
+    }
+    memcpy(wv_tab[wv_n], w, sizeof w);
+    return PyLong_FromLong(wv_n++);
+}
+
+/* register_rules(rules, cards_row, points_row, ace, mjpm, decks, jokers): rows from weight_row */
+static PyObject *py_register_rules(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "_dp: register_rules takes 7 arguments");
+        return NULL;
+    }
+    long v[6];
+    for (int i = 0; i < 6; i++) {
+        v[i] = PyLong_AsLong(args[i + 1]);
+        if (v[i] == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (v[0] < 0 || v[0] >= wv_n || v[1] < 0 || v[1] >= wv_n || v[2] < 0 || v[2] > 4 || v[3] < 1 || v[3] > 4 ||
+        v[4] < 1 || v[4] > 3 || v[5] < 0 || v[5] > 7) {
+        PyErr_SetString(PyExc_ValueError, "_dp: bad register_rules arguments");
+        return NULL;
+    }
+    PyObject *rules = args[0];
+    RulesEntry *e = rc_slot(rules);
+    if (e->rules != rules) {
+        Py_INCREF(rules);
+        Py_XSETREF(e->rules, rules);
+    }
+    *e = (RulesEntry){e->rules, (int8_t)v[2], (int8_t)v[3], (int8_t)v[4], (int8_t)v[5], {(int16_t)v[0], (int16_t)v[1]}};
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_registered(PyObject *self, PyObject *rules) { return PyBool_FromLong(rc_find(rules) != NULL); }
+
+static PyObject *py_set_play_type(PyObject *self, PyObject *arg) {
+    if (!PyType_Check(arg) || !PyType_IsSubtype((PyTypeObject *)arg, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "_dp: the play type must be a tuple subclass");
+        return NULL;
+    }
+    Py_INCREF(arg);
+    Py_XSETREF(g_play_type, arg);
+    Py_RETURN_NONE;
+}
+
+/* a result tuple as a Play (the items moved over, as tuple.__new__(Play, t) would copy them) */
+static PyObject *as_play(PyObject *t) {
+    if (!t || !PyTuple_CheckExact(t) || !g_play_type) return t;
+    PyTypeObject *tp = (PyTypeObject *)g_play_type;
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    PyObject *p = tp->tp_alloc(tp, n);
+    if (!p) { Py_DECREF(t); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PyTuple_GET_ITEM(t, i);
+        Py_INCREF(it);
+        PyTuple_SET_ITEM(p, i, it);
+    }
+    Py_DECREF(t);
+    return p;
+}
+
+/* the answer of a fast entry point: NotImplemented (and no error) for anything the general path
+ * should handle */
+static PyObject *fast_or_general(PyObject *res) {
+    if (res) return res;
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* best_play(table, hand, rules, objective) -> Play | None (the table cannot be arranged) |
+ * NotImplemented */
+static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) Py_RETURN_NOTIMPLEMENTED;
+    RulesEntry *e = rc_find(args[2]);
+    int oc = objective_code(args[3]);
+    if (!e || oc < 0) Py_RETURN_NOTIMPLEMENTED;
+    long long lo[NT], hi[NT];
+    if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], hi, "hand") < 0) return fast_or_general(NULL);
+    for (int c = 0; c < NT; c++) {
+        if (hi[c] < 0) Py_RETURN_NOTIMPLEMENTED;
+        hi[c] += lo[c];
+    }
+    int rc = setup_query(&g_query, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
+    if (rc != 0) return fast_or_general(NULL);
+    return fast_or_general(as_play(run_solve(&g_query, 0)));
+}
+
+/* repack(table, play, rules) -> list of melds | None (no arrangement) | NotImplemented */
+static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) Py_RETURN_NOTIMPLEMENTED;
+    RulesEntry *e = rc_find(args[2]);
+    if (!e) Py_RETURN_NOTIMPLEMENTED;
+    long long lo[NT], add[NT];
+    if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], add, "play") < 0) return fast_or_general(NULL);
+    for (int c = 0; c < NT; c++) {
+        if (lo[c] < 0 || add[c] < 0) Py_RETURN_NOTIMPLEMENTED;
+        lo[c] += add[c];
+    }
+    int rc = setup_query(&g_query, lo, lo, wv_tab[e->wid[0]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
+    if (rc != 0) return fast_or_general(NULL);
+    PyObject *res = run_solve(&g_query, 0);
+    if (!res || res == Py_None) return fast_or_general(res);
+    PyObject *melds = py_melds(NULL, PyTuple_GET_ITEM(res, 2));
+    Py_DECREF(res);
+    return fast_or_general(melds);
 }
 
 /* ------------------------------------------------------------------ best play containing each card */
@@ -2449,21 +2643,21 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states", last_states,
-                         "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
-                         "last_mirrored", last_mirrored,
-                         "suit_states", (Py_ssize_t)ss_n, "cached_lists", (Py_ssize_t)tc_n, "transitions",
-                         (Py_ssize_t)tr_n);
+    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states",
+                         last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
+                         "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
+                         "last_relaxation_entries", (Py_ssize_t)us_n, "suit_states", (Py_ssize_t)ss_n,
+                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
-         crowd = g_crowd, full = g_full, jcrowd = g_jcrowd;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllp", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race))
+         crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllpl", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2479,10 +2673,11 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_full = full;
     g_jcrowd = jcrowd;
     g_race = race;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i}", "prune", g_prune, "budget", g_budget,
+    g_repack_full = repack_full;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
-                         "jcrowd", g_jcrowd, "race", g_race);
+                         "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -2505,8 +2700,22 @@ static PyMethodDef methods[] = {
     {"melds", py_melds, METH_O,
      "melds(encoded) -> list of melds: the arrangement of an answer (bytes: per meld, its length, then "
      "its card types) as lists of card types"},
+    {"best_play", (PyCFunction)(void (*)(void))py_best_play, METH_FASTCALL,
+     "best_play(table, hand, rules, objective) -> Play | None | NotImplemented: best() for a rules object "
+     "registered with register_rules; NotImplemented for anything the general path should handle"},
+    {"repack", (PyCFunction)(void (*)(void))py_repack, METH_FASTCALL,
+     "repack(table, play, rules) -> list of melds | None | NotImplemented: the arrangement of table + play "
+     "for a registered rules object"},
+    {"weight_row", py_weight_row, METH_O,
+     "weight_row(weights) -> the row of the extension's table of weight vectors holding these 53 weights"},
+    {"register_rules", (PyCFunction)(void (*)(void))py_register_rules, METH_FASTCALL,
+     "register_rules(rules, cards_row, points_row, ace, max_jokers_per_meld, decks, jokers): remember a rules "
+     "object's extension arguments (rows from weight_row), by identity, one per slot of a 512-slot table"},
+    {"registered", py_registered, METH_O, "registered(rules) -> whether register_rules holds this object"},
+    {"set_play_type", py_set_play_type, METH_O, "set_play_type(Play): the tuple subclass best_play answers with"},
     {"stats", py_stats, METH_NOARGS,
-     "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe; "
+     "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe, "
+     "4 repack probe; "
      "last_probe: its expansions)."},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
     {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
@@ -2515,9 +2724,14 @@ static PyMethodDef methods[] = {
      "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
      "(4: most cards to groups first); probe expansions; second forward budget; and norm, alive, usj, crowd, "
      "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it), jcrowd (the crowd threshold "
-     "with jokers)."},
+     "with jokers), race, repack_full (expansions of the repack probe, 0: off)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
 
-PyMODINIT_FUNC PyInit__dp(void) { return PyModule_Create(&moddef); }
+PyMODINIT_FUNC PyInit__dp(void) {
+    s_cards = PyUnicode_InternFromString("cards");
+    s_points = PyUnicode_InternFromString("points");
+    if (!s_cards || !s_points) return NULL;
+    return PyModule_Create(&moddef);
+}

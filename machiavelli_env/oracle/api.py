@@ -103,6 +103,11 @@ class Play(tuple):
         return f"Play(counts={self.counts!r}, value={self.value!r}, melds={self.melds!r})"
 
 
+dp.set_play_type(Play)
+_direct_best = dp.direct_best
+_direct_repack = dp.direct_repack
+
+
 class OracleError(ValueError):
     """Bad input to the oracle (wrong shapes, negative counts, more copies than the pack holds)."""
 
@@ -204,6 +209,13 @@ def solve(
 
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none."""
+    res = _direct_repack(table, play, rules)
+    if res is not NotImplemented:
+        return res
+    if type(rules) is Rules and dp.register(rules):  # rules not seen yet: registered now, retry
+        res = _direct_repack(table, play, rules)
+        if res is not NotImplemented:
+            return res
     t = _check(table, "table")
     p = _check(play, "play")
     total = t + p
@@ -219,16 +231,18 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
 
     Raises :class:`OracleError` when the table itself cannot be arranged into valid melds.
     """
-    if type(table) is np.ndarray and type(hand) is np.ndarray:
-        # fast path: the extension reads the arrays and checks them; anything unusual (another
-        # dtype or shape, a negative count, a position too large for the memo) takes the full path
-        hit = dp.rules_args(rules)
-        try:
-            res = dp.raw_best(table, hand, hit.weights_for(objective), rules, hit.params)
-        except ValueError:
-            res = 0
-        if type(res) is tuple:
-            return tuple.__new__(Play, res)
+    # one call into the extension (rules found by identity, arrays read in place, the Play built
+    # there); anything unusual (rules not seen yet, lists, another dtype or shape, a bad count, a
+    # position too large for the memo) comes back NotImplemented and takes the general path
+    res = _direct_best(table, hand, rules, objective)
+    if res.__class__ is Play:
+        return res
+    if res is None:
+        raise OracleError("the table cannot be arranged into valid melds")
+    if type(rules) is Rules and dp.register(rules):  # rules not seen yet: registered now, retry
+        res = _direct_best(table, hand, rules, objective)
+        if res.__class__ is Play:
+            return res
         if res is None:
             raise OracleError("the table cannot be arranged into valid melds")
     t = _check(table, "table")

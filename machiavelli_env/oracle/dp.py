@@ -83,6 +83,27 @@ def rules_args(rules: Rules) -> RulesArgs:
     return hit
 
 
+# the extension's arguments per value of the fields the oracle reads (ace, max_jokers_per_meld,
+# decks, jokers, points): cheaper to key than the whole rules value
+_REGISTRY: dict[tuple, tuple[int, ...]] = {}
+
+
+def register(rules: Rules) -> bool:
+    """Let the extension's direct entry points (``_dp.best_play``, ``_dp.repack``) answer for this
+    rules object: they find its arguments by identity, in a table of 512 slots (a rules object
+    registered later into the same slot takes its place). False if it was registered already."""
+    if _dp.registered(rules):
+        return False
+    key = (rules.ace, rules.max_jokers_per_meld, rules.decks, rules.jokers, rules.points)
+    args = _REGISTRY.get(key)
+    if args is None:
+        hit = rules_args(rules)
+        rows = (_dp.weight_row(hit.weights_for("cards")), _dp.weight_row(hit.weights_for("points")))
+        args = _REGISTRY[key] = rows + hit.params
+    _dp.register_rules(rules, *args)
+    return True
+
+
 def rules_params(rules: Rules) -> tuple[int, int, int, int]:
     """(ace code, max jokers per meld, decks, jokers) of a rules value, as the extension takes them."""
     return rules_args(rules).params
@@ -114,6 +135,14 @@ def _unmirror(res: Any) -> Any:
     if melds is not None:
         melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(melds)]
     return value, back, melds
+
+
+#: The extension's direct entry points (see :func:`register`): ``direct_best(table, hand, rules,
+#: objective)`` -> ``Play`` | ``None`` (the table cannot be arranged) | ``NotImplemented``;
+#: ``direct_repack(table, play, rules)`` -> melds | ``None`` | ``NotImplemented``.
+direct_best = _dp.best_play
+direct_repack = _dp.repack
+set_play_type = _dp.set_play_type
 
 
 def decode_melds(encoded: bytes) -> list[list[int]]:
