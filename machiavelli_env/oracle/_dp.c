@@ -251,6 +251,9 @@ typedef struct {
     int32_t new_id;
     int8_t x, g, jr, nops;
     int32_t op_start;
+    /* the new state's look-ahead fields (SuitState's), copied so that the searches' inner loops
+     * need not visit ss_arr for every candidate */
+    uint8_t final_ok, need1, len1, needall;
 } Trans;
 
 static Trans *tr_arr = NULL;
@@ -350,6 +353,10 @@ static int emit(Enum *E) {
         t->jr = (int8_t)E->jok_used;
         t->nops = (int8_t)E->nops;
         t->op_start = (int32_t)op_n;
+        t->final_ok = ss_arr[id].final_ok;
+        t->need1 = ss_arr[id].need1;
+        t->len1 = ss_arr[id].len1;
+        t->needall = ss_arr[id].needall;
         memcpy(&op_arr[op_n], E->ops, E->nops * sizeof(Op));
         op_n += (size_t)E->nops;
     }
@@ -652,7 +659,7 @@ static inline int32_t trans_value(const Query *q, int p, int s, int acelow, cons
     return v + q->w[c] * t->x;
 }
 /* can the open runs of a suit state after position p still be continued? */
-static inline int look_ok(const Query *q, int p, int s, const SuitState *S, int javl) {
+static inline int look_ok(const Query *q, int p, int s, const Trans *S, int javl) {
     if (p == q->np - 1) return S->final_ok;
     if (S->need1 > q->hn1[p][s] + javl) return 0;
     if (S->len1 && (!q->has2[p] || S->len1 > q->hn2[p][s] + javl)) return 0;
@@ -793,7 +800,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
         const Trans *t = &tr_arr[ts + k];
         if (t->g > q->gmax[p]) continue;
         int nJ = J + t->jr, javl = q->hiJ - nJ;
-        if (!look_ok(q, p, s, &ss_arr[t->new_id], javl)) continue;
+        if (!look_ok(q, p, s, t, javl)) continue;
         int nS = S + t->g, nM = M > t->g ? M : t->g;
         if (nS > 15) continue;
         int settle = 0; /* the last suit settles the groups when no joker can join them */
@@ -814,7 +821,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
         if (settle) nk1 = K1(nJ, gf | (nS > 0), nop, 0, 0) | K1_IDS(k1);
         set_sid(&nk0, &nk1, s, t->new_id);
         int hk = 0;
-        const SuitState *ns = &ss_arr[t->new_id];
+        const Trans *ns = t; /* the new state's need1 */
         if (g_tie == 3) hk = -(t->g * 16 + ns->need1);
         else if (g_tie == 4) hk = t->g * 16 - ns->need1;
         else if (g_tie == 5) hk = -(ns->need1 * 16 + t->g);
@@ -1242,7 +1249,7 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k];
             if (mask & (1 << t.g) || t.g > q->gmax[p]) continue;
-            if (!look_ok(q, p, s, &ss_arr[t.new_id], jav - t.jr)) continue;
+            if (!look_ok(q, p, s, &t, jav - t.jr)) continue;
             if (us_get(q, s, p, t.new_id, jav - t.jr) <= NEG) continue;
             mask |= 1 << t.g;
         }
@@ -2351,6 +2358,59 @@ static PyObject *py_weight_row(PyObject *self, PyObject *arg) {
 }
 
 /* register_rules(rules, cards_row, points_row, ace, mjpm, decks, jokers): rows from weight_row */
+/* The values registered (a rules object's fields that the oracle reads, and its arguments), so
+ * that another rules object with the same values is registered here, without a call back into
+ * Python: most callers make one rules object per position from the same few rule sets. */
+#define RV_N 32
+typedef struct {
+    PyObject *ace, *points; /* the field values (strings), strong references */
+    long mjpm, decks, jokers;
+    RulesEntry args; /* .rules unused */
+} RulesValue;
+static RulesValue rv_tab[RV_N];
+static int rv_n = 0, rv_next = 0;
+static PyTypeObject *g_rules_type = NULL; /* machiavelli_env.rules.Rules, set by set_rules_type */
+static PyObject *s_ace, *s_mjpm, *s_decks, *s_jokers, *s_pts;
+
+static int rv_match(const RulesValue *v, PyObject *ace, long mjpm, long decks, long jokers, PyObject *points) {
+    if (v->mjpm != mjpm || v->decks != decks || v->jokers != jokers) return 0;
+    if (v->ace != ace && PyUnicode_Compare(v->ace, ace) != 0) return 0;
+    if (v->points != points && PyUnicode_Compare(v->points, points) != 0) return 0;
+    return 1;
+}
+
+/* a Rules object not registered by identity: its slot filled from a registered value, or NULL
+ * (no error set) */
+static RulesEntry *rc_by_value(PyObject *rules) {
+    if (!g_rules_type || Py_TYPE(rules) != g_rules_type || !rv_n) return NULL;
+    PyObject *ace = PyObject_GetAttr(rules, s_ace), *points = PyObject_GetAttr(rules, s_pts);
+    PyObject *o[3] = {PyObject_GetAttr(rules, s_mjpm), PyObject_GetAttr(rules, s_decks),
+                      PyObject_GetAttr(rules, s_jokers)};
+    RulesEntry *e = NULL;
+    long n[3];
+    int ok = ace && points && o[0] && o[1] && o[2] && PyUnicode_Check(ace) && PyUnicode_Check(points);
+    for (int i = 0; ok && i < 3; i++) {
+        n[i] = PyLong_Check(o[i]) ? PyLong_AsLong(o[i]) : -1;
+        ok = n[i] >= 0;
+    }
+    for (int i = 0; ok && i < rv_n; i++) {
+        if (!rv_match(&rv_tab[i], ace, n[0], n[1], n[2], points)) continue;
+        e = rc_slot(rules);
+        Py_INCREF(rules);
+        Py_XSETREF(e->rules, rules);
+        RulesEntry a = rv_tab[i].args;
+        *e = (RulesEntry){e->rules, a.ace, a.mjpm, a.decks, a.jokers, {a.wid[0], a.wid[1]}};
+        break;
+    }
+    Py_XDECREF(ace);
+    Py_XDECREF(points);
+    for (int i = 0; i < 3; i++) Py_XDECREF(o[i]);
+    PyErr_Clear();
+    return e;
+}
+
+/* register_rules(rules, cards_row, points_row, ace, mjpm, decks, jokers): rows from weight_row;
+ * a Rules object's field values are remembered too (rc_by_value) */
 static PyObject *py_register_rules(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 7) {
         PyErr_SetString(PyExc_TypeError, "_dp: register_rules takes 7 arguments");
@@ -2373,6 +2433,44 @@ static PyObject *py_register_rules(PyObject *self, PyObject *const *args, Py_ssi
         Py_XSETREF(e->rules, rules);
     }
     *e = (RulesEntry){e->rules, (int8_t)v[2], (int8_t)v[3], (int8_t)v[4], (int8_t)v[5], {(int16_t)v[0], (int16_t)v[1]}};
+    if (g_rules_type && Py_TYPE(rules) == g_rules_type) {
+        PyObject *ace = PyObject_GetAttr(rules, s_ace), *points = PyObject_GetAttr(rules, s_pts);
+        if (!ace || !points || !PyUnicode_Check(ace) || !PyUnicode_Check(points)) {
+            Py_XDECREF(ace);
+            Py_XDECREF(points);
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        int i = 0;
+        while (i < rv_n && !rv_match(&rv_tab[i], ace, v[3], v[4], v[5], points)) i++;
+        if (i == rv_n) {
+            if (rv_n < RV_N) i = rv_n++;
+            else { i = rv_next; rv_next = (rv_next + 1) % RV_N; }
+            Py_XDECREF(rv_tab[i].ace);
+            Py_XDECREF(rv_tab[i].points);
+            Py_INCREF(ace);
+            Py_INCREF(points);
+            rv_tab[i].ace = ace;
+            rv_tab[i].points = points;
+            rv_tab[i].mjpm = v[3];
+            rv_tab[i].decks = v[4];
+            rv_tab[i].jokers = v[5];
+        }
+        rv_tab[i].args = *e;
+        rv_tab[i].args.rules = NULL;
+        Py_DECREF(ace);
+        Py_DECREF(points);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_set_rules_type(PyObject *self, PyObject *arg) {
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_dp: set_rules_type takes a type");
+        return NULL;
+    }
+    Py_INCREF(arg);
+    Py_XSETREF(g_rules_type, (PyTypeObject *)arg);
     Py_RETURN_NONE;
 }
 
@@ -2418,6 +2516,7 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (nargs != 4) Py_RETURN_NOTIMPLEMENTED;
     RulesEntry *e = rc_find(args[2]);
     int oc = objective_code(args[3]);
+    if (!e && oc >= 0) e = rc_by_value(args[2]);
     if (!e || oc < 0) Py_RETURN_NOTIMPLEMENTED;
     long long lo[NT], hi[NT];
     if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], hi, "hand") < 0) return fast_or_general(NULL);
@@ -2434,6 +2533,7 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) Py_RETURN_NOTIMPLEMENTED;
     RulesEntry *e = rc_find(args[2]);
+    if (!e) e = rc_by_value(args[2]);
     if (!e) Py_RETURN_NOTIMPLEMENTED;
     long long lo[NT], add[NT];
     if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], add, "play") < 0) return fast_or_general(NULL);
@@ -2711,6 +2811,10 @@ static PyMethodDef methods[] = {
     {"register_rules", (PyCFunction)(void (*)(void))py_register_rules, METH_FASTCALL,
      "register_rules(rules, cards_row, points_row, ace, max_jokers_per_meld, decks, jokers): remember a rules "
      "object's extension arguments (rows from weight_row), by identity, one per slot of a 512-slot table"},
+    {"set_rules_type", py_set_rules_type, METH_O,
+     "set_rules_type(Rules): the rules class whose objects best_play and repack also recognise by their "
+     "values (ace, max_jokers_per_meld, decks, jokers, points) once a rules object with those values is "
+     "registered"},
     {"registered", py_registered, METH_O, "registered(rules) -> whether register_rules holds this object"},
     {"set_play_type", py_set_play_type, METH_O, "set_play_type(Play): the tuple subclass best_play answers with"},
     {"stats", py_stats, METH_NOARGS,
@@ -2732,6 +2836,11 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP orac
 PyMODINIT_FUNC PyInit__dp(void) {
     s_cards = PyUnicode_InternFromString("cards");
     s_points = PyUnicode_InternFromString("points");
-    if (!s_cards || !s_points) return NULL;
+    s_ace = PyUnicode_InternFromString("ace");
+    s_mjpm = PyUnicode_InternFromString("max_jokers_per_meld");
+    s_decks = PyUnicode_InternFromString("decks");
+    s_jokers = PyUnicode_InternFromString("jokers");
+    s_pts = s_points;
+    if (!s_cards || !s_points || !s_ace || !s_mjpm || !s_decks || !s_jokers) return NULL;
     return PyModule_Create(&moddef);
 }

@@ -83,6 +83,8 @@ def rules_args(rules: Rules) -> RulesArgs:
     return hit
 
 
+_dp.set_rules_type(Rules)
+
 # the extension's arguments per value of the fields the oracle reads (ace, max_jokers_per_meld,
 # decks, jokers, points): cheaper to key than the whole rules value
 _REGISTRY: dict[tuple, tuple[int, ...]] = {}
@@ -91,7 +93,9 @@ _REGISTRY: dict[tuple, tuple[int, ...]] = {}
 def register(rules: Rules) -> bool:
     """Let the extension's direct entry points (``_dp.best_play``, ``_dp.repack``) answer for this
     rules object: they find its arguments by identity, in a table of 512 slots (a rules object
-    registered later into the same slot takes its place). False if it was registered already."""
+    registered later into the same slot takes its place), and a later ``Rules`` object with the
+    same values of the fields the oracle reads is registered by the extension itself. False if it
+    was registered already."""
     if _dp.registered(rules):
         return False
     key = (rules.ace, rules.max_jokers_per_meld, rules.decks, rules.jokers, rules.points)
