@@ -103,3 +103,23 @@ def test_plays_from_the_direct_path_are_read_only_and_pickle() -> None:
     with pytest.raises(AttributeError):
         play.value = 3  # type: ignore[misc]
     _same(pickle.loads(pickle.dumps(play)), play)
+
+
+def test_a_new_rules_object_with_registered_values_is_recognised_by_the_extension() -> None:
+    """Once one rules object is registered, another with the same oracle fields (a fresh object,
+    as a caller making rules per position has) is registered by the extension on its first call;
+    one that differs in a field the oracle reads (the point scheme) is not mistaken for it."""
+    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
+
+    table, hand = to_counts("KH KC KD"), to_counts("KS AS 2H")
+    first = Rules.load("classic", ace="low", jokers=1, name="first")
+    best_play(table, hand, first)
+    twin = Rules.load("classic", ace="low", jokers=1, name="twin")
+    assert twin is not first and not _dp.registered(twin)
+    assert _dp.best_play(table, hand, twin, "points").value == 10
+    assert _dp.registered(twin)
+    run, ace = to_counts("2H 3H 4H"), to_counts("AH")
+    assert best_play(run, ace, twin, "points").value == 11
+    other = Rules.load("classic", ace="low", jokers=1, points="ace1")
+    assert _dp.best_play(run, ace, other, "points") is NotImplemented
+    assert best_play(run, ace, other, "points").value == 1
