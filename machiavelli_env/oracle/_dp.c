@@ -592,7 +592,7 @@ static inline int group_feasible(int S, int M, int jg) {
 }
 
 /* ------------------------------------------------------------------ query */
-typedef struct { int rank, flags; } Pos;
+typedef struct { uint8_t rank, flags; } Pos;
 typedef struct { int8_t p, s; } Stage; /* s = 4: the group stage of position p */
 
 typedef struct {
@@ -602,8 +602,10 @@ typedef struct {
     Pos P[MAXPOS];
     Stage S[MAXST];
     int8_t bnd[MAXST + 1][4];   /* boundary (position index, -1 = start) of each suit before stage st */
-    int hn1[MAXPOS][4], hn2[MAXPOS][4], hnall[MAXPOS][4], has2[MAXPOS];
-    int rest_hi[MAXPOS][4];     /* real cards of rank P[p] in the suits after s */
+    /* look-ahead counts (int8: a query set-up writes them all, and a smaller Query is fewer cache
+     * lines for a call that starts cold) */
+    int8_t hn1[MAXPOS][4], hn2[MAXPOS][4], hnall[MAXPOS][4], has2[MAXPOS];
+    int8_t rest_hi[MAXPOS][4];  /* real cards of rank P[p] in the suits after s */
     long base;                  /* sum of w * lo over real cards, plus wJ * loJ */
     long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1 */
     int8_t gmax[MAXPOS];        /* most groups position p can hold: a suit sends at most that many cards to them */
@@ -1945,7 +1947,7 @@ static int repack_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
 /* the whole-hand probe of q (see g_full): 1 found (value, path, J filled), 0 not found (also when
  * some hand card fits no meld at all: then the whole hand cannot be played); for a repack, see
  * repack_probe */
-static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
+static int full_probe(Query *q, int32_t *value, int32_t *path, int *J) {
     if (g_full <= 0 || q->min_open > 0 || q->need_group) return 0;
     int32_t v = 0;
     int any = 0;
@@ -1963,14 +1965,19 @@ static int full_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
     if (!any) return repack_probe(q, value, path, J);
     v += q->wJ * q->hiJ;
     if (q->cap >= 0 && v > q->cap) return 0;
-    Query full = *q;
-    memcpy(full.lo, full.hi, sizeof full.lo);
-    full.loJ = full.hiJ;
+    /* the query with lo = hi, in place (a copy of the whole Query is 30 cache lines) */
+    uint8_t lo[NT];
+    int loJ = q->loJ;
+    memcpy(lo, q->lo, sizeof lo);
+    memcpy(q->lo, q->hi, sizeof lo);
+    q->loJ = q->hiJ;
     memo_reset();
     probe_exp = 0;
     size_t keep = succ_n;
-    int r = full_dfs(&full, 0, k0_init(q->e0), k1_init(q->e0), path, J);
+    int r = full_dfs(q, 0, k0_init(q->e0), k1_init(q->e0), path, J);
     succ_n = keep;
+    memcpy(q->lo, lo, sizeof lo);
+    q->loJ = loJ;
     if (r == 1) { *value = v; last_method = 3; return 1; }
     return r == -5 || r == 0 ? 0 : r;
 }
@@ -2011,7 +2018,7 @@ static int search_begin(Query *q) {
 /* the whole-hand probe where it pays (jokers or a crowded table; on small tables without jokers
  * the forward pass is cheap and a failed probe, the usual outcome in play, would cost more than it
  * saves): 1 found, 0 not found, <0 error */
-static int opening_probe(const Query *q, int lo_cards, int32_t *value, int32_t *path, int *J) {
+static int opening_probe(Query *q, int lo_cards, int32_t *value, int32_t *path, int *J) {
     if (g_force || g_crowd < 0 || !(q->hiJ > 0 || lo_cards >= g_crowd)) return 0;
     return full_probe(q, value, path, J);
 }
