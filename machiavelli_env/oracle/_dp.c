@@ -2247,6 +2247,9 @@ static int parse_query(PyObject *args, Query *q, int *extra, int nextra) {
     return setup_query(q, lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers);
 }
 
+/* the type result_tuple builds: NULL for a tuple; api.Play while py_best_play runs */
+static PyTypeObject *g_result_type = NULL;
+
 /* (value, counts, melds): counts = x - lo as 53 native int64 in a bytearray (writable for numpy) */
 static PyObject *result_tuple(const Query *q, long value, const int32_t *path, int J, int want_melds,
                               const uint8_t *lo, int mirrored) {
@@ -2255,10 +2258,22 @@ static PyObject *result_tuple(const Query *q, long value, const int32_t *path, i
     if (replay(q, path, J, x, want_melds ? &melds : NULL, mirrored) < 0) return NULL;
     if (!want_melds) { melds = Py_None; Py_INCREF(melds); }
     PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
-    if (!ba) { Py_DECREF(melds); return NULL; }
+    PyObject *v = PyLong_FromLong(value);
+    /* a Play when best_play asked for one (see g_result_type), else a plain tuple */
+    PyObject *out = g_result_type ? g_result_type->tp_alloc(g_result_type, 3) : PyTuple_New(3);
+    if (!ba || !v || !out) {
+        Py_XDECREF(ba);
+        Py_XDECREF(v);
+        Py_XDECREF(out);
+        Py_DECREF(melds);
+        return NULL;
+    }
     int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
     for (int c = 0; c < NT; c++) cnt[c] = (int64_t)x[c] - lo[c];
-    return Py_BuildValue("(lNN)", value, ba, melds);
+    PyTuple_SET_ITEM(out, 0, v);
+    PyTuple_SET_ITEM(out, 1, ba);
+    PyTuple_SET_ITEM(out, 2, melds);
+    return out;
 }
 
 /* the counts (x - lo) of a result_tuple */
@@ -2493,22 +2508,6 @@ static PyObject *py_set_play_type(PyObject *self, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-/* a result tuple as a Play (the items moved over, as tuple.__new__(Play, t) would copy them) */
-static PyObject *as_play(PyObject *t) {
-    if (!t || !PyTuple_CheckExact(t) || !g_play_type) return t;
-    PyTypeObject *tp = (PyTypeObject *)g_play_type;
-    Py_ssize_t n = PyTuple_GET_SIZE(t);
-    PyObject *p = tp->tp_alloc(tp, n);
-    if (!p) { Py_DECREF(t); return NULL; }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *it = PyTuple_GET_ITEM(t, i);
-        Py_INCREF(it);
-        PyTuple_SET_ITEM(p, i, it);
-    }
-    Py_DECREF(t);
-    return p;
-}
-
 /* the answer of a fast entry point: NotImplemented (and no error) for anything the general path
  * should handle */
 static PyObject *fast_or_general(PyObject *res) {
@@ -2533,7 +2532,10 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     int rc = setup_query(&g_query, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
-    return fast_or_general(as_play(run_solve(&g_query, 0)));
+    g_result_type = (PyTypeObject *)g_play_type;
+    PyObject *res = run_solve(&g_query, 0);
+    g_result_type = NULL;
+    return fast_or_general(res);
 }
 
 /* repack(table, play, rules) -> list of melds | None (no arrangement) | NotImplemented */
