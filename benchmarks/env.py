@@ -299,6 +299,7 @@ def step_split(policy: str, seconds: float, seed: int = 0) -> dict[str, Any]:
 
     import machiavelli_env
     from machiavelli_env import game
+    from machiavelli_env.oracle import api as oracle_api
     from machiavelli_env.oracle import dp
 
     env_module = importlib.import_module("machiavelli_env.env")
@@ -331,6 +332,8 @@ def step_split(policy: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     patch(dp, "raw_solve", "oracle")
     patch(dp, "raw_by_card", "oracle")
     patch(dp, "raw_best", "oracle")
+    patch(oracle_api, "_direct_best", "oracle")  # best_play's and repack's one call into the extension
+    patch(oracle_api, "_direct_repack", "oracle")
     patch(env_module.raw_env, "legal_plays", "legal plays")
     patch(env_module.raw_env, "best_play", "best_play")
     patch(env_module.raw_env, "observe", "observation")
