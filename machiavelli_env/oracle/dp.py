@@ -1,9 +1,12 @@
 """Python side of the exact dynamic programme (the C extension ``_dp``).
 
-``solve_bounds`` and ``best_by_card`` are the entry points used by
-:mod:`machiavelli_env.oracle.api`; they take count vectors already known to be valid (53
-non-negative integers within the pack). Per-suit transitions are cached inside the extension
-across calls.
+:mod:`machiavelli_env.oracle.api` calls the extension in two ways. ``best_play`` and ``repack``
+first make one direct call (``direct_best``, ``direct_repack``), which finds the rules' arguments
+by identity (:func:`register`) and builds the answer in C; whatever that does not handle comes
+back ``NotImplemented`` and takes the general path through ``raw_solve``, ``raw_best`` and
+``raw_by_card`` (count vectors already checked; errors as codes; the mirrored retry below).
+``solve_bounds`` is the same question for the tests and the ILP cross-checks. Per-suit
+transitions are cached inside the extension across calls.
 
 The extension sweeps ranks from the ace up, so a conflict among the top ranks (say J, Q and K of
 several suits) is found only after every combination below has been tried, and a dense position
