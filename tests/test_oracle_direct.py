@@ -123,3 +123,16 @@ def test_a_new_rules_object_with_registered_values_is_recognised_by_the_extensio
     other = Rules.load("classic", ace="low", jokers=1, points="ace1")
     assert _dp.best_play(run, ace, other, "points") is NotImplemented
     assert best_play(run, ace, other, "points").value == 1
+
+
+def test_arrays_of_other_integer_types_and_byte_orders_give_the_same_answers() -> None:
+    """int32, uint8, bool and byte-swapped int64 arrays are read as the counts they hold (the
+    extension reads this machine's byte order only; others take the general path)."""
+    rules = Rules.load("classic")
+    table, hand = to_counts("KH KC KD 5H 6H 7H"), to_counts("KS 8H 9H 2C")
+    want = best_play(table, hand, rules)
+    swapped = table.astype(table.dtype.newbyteorder())
+    for t, h in ((table.astype(np.int32), hand.astype(np.uint8)), (swapped, hand), (table, hand.astype(bool) * 1),
+                 (table, hand.astype(hand.dtype.newbyteorder()))):
+        _same(best_play(t, h, rules), want)
+    assert repack(swapped, to_counts("8H"), rules) == repack(table, to_counts("8H"), rules)

@@ -2160,6 +2160,13 @@ static int read_vec(PyObject *obj, long long *out, const char *name) {
     if (PyObject_GetBuffer(obj, &v, PyBUF_STRIDED_RO | PyBUF_FORMAT) < 0) return -1;
     int ok = v.ndim == 1 && v.shape[0] == NT;
     char f = v.format ? v.format[strlen(v.format) - 1] : 'B';
+    if (v.format && strlen(v.format) > 1) { /* a byte-order prefix: only this machine's order */
+        const uint16_t one = 1;
+        int little = *(const uint8_t *)&one == 1;
+        char b = v.format[0];
+        if (strlen(v.format) > 2 || !(b == '@' || b == '=' || (b == '<' && little) || ((b == '>' || b == '!') && !little)))
+            ok = 0;
+    }
     if (ok && v.itemsize == 8 && (f == 'q' || f == 'l') && v.strides[0] == 8) {
         memcpy(out, v.buf, NT * 8); /* the common case: a contiguous int64 array */
         PyBuffer_Release(&v);
@@ -2323,8 +2330,9 @@ static PyObject *py_best(PyObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------------ entry points keyed by rules objects
  * best_play() and repack() of the Python API call these first: one C call with the caller's own
- * arguments, the rules' extension arguments found by identity in a small cache (registered from
- * Python), and the answer built as the API's Play. Anything else (a rules object not registered
+ * arguments, the rules' extension arguments found by the object's identity in a 512-slot table
+ * (registered from Python, or here from the values of a rules object registered before), and the
+ * answer built as the API's Play. Anything else (a rules object not registered
  * yet, arrays that are not 53 integers, a bad count, a search out of memory) returns
  * NotImplemented, with no error set, and the caller takes the general path, which gives the
  * errors and the fallbacks. */
