@@ -136,3 +136,29 @@ def test_arrays_of_other_integer_types_and_byte_orders_give_the_same_answers() -
                  (table, hand.astype(hand.dtype.newbyteorder()))):
         _same(best_play(t, h, rules), want)
     assert repack(swapped, to_counts("8H"), rules) == repack(table, to_counts("8H"), rules)
+
+
+def test_only_arrays_take_the_direct_path() -> None:
+    """Other buffers go through the general path, which reads them as numpy does: bytes get its
+    shape error, as before; a bytearray or memoryview of 53 bytes is 53 counts."""
+    rules = Rules.load("classic")
+    for ok in (bytearray(53), memoryview(bytes(53))):
+        assert repack(to_counts("KH KC KD"), ok, rules) == [[25, 38, 51]]
+    with pytest.raises(OracleError, match="shape"):
+        best_play(bytes(53), to_counts("AS"), rules)
+    with pytest.raises(OracleError, match="shape"):
+        repack(to_counts("KH KC KD"), bytes(53), rules)
+
+
+def test_repack_returns_the_arrangement_of_a_mirrored_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the memo runs out, the general path asks the mirrored position, whose answer carries
+    its melds as lists (not encoded): repack returns them as they are."""
+    from machiavelli_env.oracle import api
+
+    rules = Rules.load("classic", ace="low")
+    table, play = to_counts("5H 6H 7H KC KD"), to_counts("8H KS")
+    monkeypatch.setattr(api, "_direct_repack", lambda *args: NotImplemented)
+    monkeypatch.setattr(dp, "raw_solve", lambda lo, hi, w, r, g, m: dp.mirrored_solve(lo, hi, w, r, g))
+    melds = repack(table, play, rules)
+    assert melds is not None
+    assert sorted(c for m in melds for c in m) == sorted(np.repeat(np.arange(NUM_TYPES), table + play).tolist())

@@ -1927,6 +1927,7 @@ static long g_repack_full = 3000; /* expansions of the probe for a repack; 0 tur
 static int repack_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
     if (g_repack_full <= 0) return 0;
     int32_t v = q->wJ * q->hiJ;
+    last_method = 4;
     for (int c = 0; c < JOKER; c++) {
         if (q->hi[c] && !card_can_meld(q, c)) return PROBE_NONE;
         v += q->w[c] * q->hi[c];
@@ -2348,6 +2349,8 @@ static RulesEntry rc_tab[1 << RC_BITS];
 static long long wv_tab[WV_MAX][NT]; /* the distinct weight vectors registered */
 static int wv_n = 0;
 static PyObject *g_play_type = NULL; /* api.Play (a tuple subclass), set by set_play_type */
+static PyTypeObject *g_array_type = NULL; /* numpy.ndarray, set by set_array_type: the direct
+                                            * entry points read only arrays (and subclasses) */
 static PyObject *s_cards = NULL, *s_points = NULL;
 
 static inline RulesEntry *rc_slot(PyObject *rules) {
@@ -2357,6 +2360,8 @@ static inline RulesEntry *rc_find(PyObject *rules) {
     RulesEntry *e = rc_slot(rules);
     return e->rules == rules ? e : NULL;
 }
+static inline int is_array(PyObject *o) { return g_array_type && PyObject_TypeCheck(o, g_array_type); }
+
 /* 0 cards, 1 points, -1 anything else (no error set) */
 static int objective_code(PyObject *o) {
     if (o == s_cards) return 0;
@@ -2494,6 +2499,16 @@ static PyObject *py_register_rules(PyObject *self, PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
+static PyObject *py_set_array_type(PyObject *self, PyObject *arg) {
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_dp: set_array_type takes a type");
+        return NULL;
+    }
+    Py_INCREF(arg);
+    Py_XSETREF(g_array_type, (PyTypeObject *)arg);
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_set_rules_type(PyObject *self, PyObject *arg) {
     if (!PyType_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "_dp: set_rules_type takes a type");
@@ -2531,7 +2546,9 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     RulesEntry *e = rc_find(args[2]);
     int oc = objective_code(args[3]);
     if (!e && oc >= 0) e = rc_by_value(args[2]);
-    if (!e || oc < 0) Py_RETURN_NOTIMPLEMENTED;
+    if (!e || oc < 0 || !is_array(args[0]) || !is_array(args[1])) Py_RETURN_NOTIMPLEMENTED;
+    RulesEntry ea = *e; /* copied: reading a buffer may run Python code that re-registers the slot */
+    e = &ea;
     long long lo[NT], hi[NT];
     if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], hi, "hand") < 0) return fast_or_general(NULL);
     for (int c = 0; c < NT; c++) {
@@ -2551,7 +2568,9 @@ static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (nargs != 3) Py_RETURN_NOTIMPLEMENTED;
     RulesEntry *e = rc_find(args[2]);
     if (!e) e = rc_by_value(args[2]);
-    if (!e) Py_RETURN_NOTIMPLEMENTED;
+    if (!e || !is_array(args[0]) || !is_array(args[1])) Py_RETURN_NOTIMPLEMENTED;
+    RulesEntry ea = *e; /* copied: reading a buffer may run Python code that re-registers the slot */
+    e = &ea;
     long long lo[NT], add[NT];
     if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], add, "play") < 0) return fast_or_general(NULL);
     for (int c = 0; c < NT; c++) {
@@ -2828,6 +2847,8 @@ static PyMethodDef methods[] = {
     {"register_rules", (PyCFunction)(void (*)(void))py_register_rules, METH_FASTCALL,
      "register_rules(rules, cards_row, points_row, ace, max_jokers_per_meld, decks, jokers): remember a rules "
      "object's extension arguments (rows from weight_row), by identity, one per slot of a 512-slot table"},
+    {"set_array_type", py_set_array_type, METH_O,
+     "set_array_type(numpy.ndarray): the only arguments (and subclasses) best_play and repack read directly"},
     {"set_rules_type", py_set_rules_type, METH_O,
      "set_rules_type(Rules): the rules class whose objects best_play and repack also recognise by their "
      "values (ace, max_jokers_per_meld, decks, jokers, points) once a rules object with those values is "

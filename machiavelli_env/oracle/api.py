@@ -223,7 +223,10 @@ def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     if isinstance(res, int):
         _precheck(((t, "table"), (p, "play")))
         _raise_code(res, total, total, None, rules)
-    return None if res is None else dp.decode_melds(res[2])
+    if res is None:
+        return None
+    melds = res[2]  # encoded, or lists when the mirrored retry answered (dp._unmirror)
+    return melds if isinstance(melds, list) else dp.decode_melds(melds)
 
 
 def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards") -> Play:

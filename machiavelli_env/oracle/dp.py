@@ -87,6 +87,7 @@ def rules_args(rules: Rules) -> RulesArgs:
 
 
 _dp.set_rules_type(Rules)
+_dp.set_array_type(np.ndarray)
 
 # the extension's arguments per value of the fields the oracle reads (ace, max_jokers_per_meld,
 # decks, jokers, points): cheaper to key than the whole rules value
