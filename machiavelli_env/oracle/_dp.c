@@ -1858,6 +1858,7 @@ static int forward_best(Query *q, long budget, int32_t *value, int32_t *path, in
  * entries with no completion), which solve() clears before and after the probe. */
 static long g_full = 300; /* expansions of the whole-hand probe; 0 turns it off */
 static long probe_exp = 0;  /* expansions of the last probe */
+static long probe_limit = 0; /* expansions allowed to the probe running (run_probe) */
 
 /* 1 found (path filled from st on), 0 dead, -5 over the budget, other <0 error */
 static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *path, int *J) {
@@ -1871,7 +1872,7 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
     size_t slot;
     if (memo_reserve() < 0) return -1;
     if (memo_find(st, k0, k1, &slot) >= 0) return 0; /* the probe keeps dead states only */
-    if (++probe_exp > g_full) return -5;
+    if (++probe_exp > probe_limit) return -5;
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
     if (r < 0) { succ_n = base; return r; }
@@ -1917,6 +1918,18 @@ static int card_can_meld(const Query *q, int c) {
     return 0;
 }
 
+/* full_dfs from the start, at most `limit` expansions, from a fresh memo: 1 found, 0 none,
+ * -5 over the limit, <0 error */
+static int run_probe(const Query *q, long limit, int32_t *path, int *J) {
+    memo_reset();
+    probe_exp = 0;
+    probe_limit = limit;
+    size_t keep = succ_n;
+    int r = full_dfs(q, 0, k0_init(q->e0), k1_init(q->e0), path, J);
+    succ_n = keep;
+    return r;
+}
+
 #define PROBE_NONE 7 /* full_probe: a repack proven impossible */
 static long g_repack_full = 3000; /* expansions of the probe for a repack; 0 turns it off */
 
@@ -1932,16 +1945,9 @@ static int repack_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
         if (q->hi[c] && !card_can_meld(q, c)) return PROBE_NONE;
         v += q->w[c] * q->hi[c];
     }
-    memo_reset();
-    probe_exp = 0;
-    long keep_full = g_full;
-    g_full = g_repack_full;
-    size_t keep = succ_n;
-    int r = full_dfs(q, 0, k0_init(q->e0), k1_init(q->e0), path, J);
-    succ_n = keep;
-    g_full = keep_full;
-    if (r == 1) { *value = v; last_method = 4; return 1; }
-    if (r == 0) { last_method = 4; return PROBE_NONE; }
+    int r = run_probe(q, g_repack_full, path, J);
+    if (r == 1) { *value = v; return 1; }
+    if (r == 0) return PROBE_NONE;
     return r == -5 ? 0 : r;
 }
 
@@ -1972,11 +1978,7 @@ static int full_probe(Query *q, int32_t *value, int32_t *path, int *J) {
     memcpy(lo, q->lo, sizeof lo);
     memcpy(q->lo, q->hi, sizeof lo);
     q->loJ = q->hiJ;
-    memo_reset();
-    probe_exp = 0;
-    size_t keep = succ_n;
-    int r = full_dfs(q, 0, k0_init(q->e0), k1_init(q->e0), path, J);
-    succ_n = keep;
+    int r = run_probe(q, g_full, path, J);
     memcpy(q->lo, lo, sizeof lo);
     q->loJ = loJ;
     if (r == 1) { *value = v; last_method = 3; return 1; }
@@ -2499,24 +2501,18 @@ static PyObject *py_register_rules(PyObject *self, PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
-static PyObject *py_set_array_type(PyObject *self, PyObject *arg) {
-    if (!PyType_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "_dp: set_array_type takes a type");
-        return NULL;
-    }
+/* *slot = type (a new reference kept), or TypeError when arg is not a type */
+static PyObject *set_type(PyTypeObject **slot, PyObject *arg, const char *name) {
+    if (!PyType_Check(arg)) return PyErr_Format(PyExc_TypeError, "_dp: %s takes a type", name);
     Py_INCREF(arg);
-    Py_XSETREF(g_array_type, (PyTypeObject *)arg);
+    Py_XSETREF(*slot, (PyTypeObject *)arg);
     Py_RETURN_NONE;
 }
-
+static PyObject *py_set_array_type(PyObject *self, PyObject *arg) {
+    return set_type(&g_array_type, arg, "set_array_type");
+}
 static PyObject *py_set_rules_type(PyObject *self, PyObject *arg) {
-    if (!PyType_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "_dp: set_rules_type takes a type");
-        return NULL;
-    }
-    Py_INCREF(arg);
-    Py_XSETREF(g_rules_type, (PyTypeObject *)arg);
-    Py_RETURN_NONE;
+    return set_type(&g_rules_type, arg, "set_rules_type");
 }
 
 static PyObject *py_registered(PyObject *self, PyObject *rules) { return PyBool_FromLong(rc_find(rules) != NULL); }

@@ -89,10 +89,6 @@ def rules_args(rules: Rules) -> RulesArgs:
 _dp.set_rules_type(Rules)
 _dp.set_array_type(np.ndarray)
 
-# the extension's arguments per value of the fields the oracle reads (ace, max_jokers_per_meld,
-# decks, jokers, points): cheaper to key than the whole rules value
-_REGISTRY: dict[tuple, tuple[int, ...]] = {}
-
 
 def register(rules: Rules) -> bool:
     """Let the extension's direct entry points (``_dp.best_play``, ``_dp.repack``) answer for this
@@ -102,13 +98,9 @@ def register(rules: Rules) -> bool:
     was registered already."""
     if _dp.registered(rules):
         return False
-    key = (rules.ace, rules.max_jokers_per_meld, rules.decks, rules.jokers, rules.points)
-    args = _REGISTRY.get(key)
-    if args is None:
-        hit = rules_args(rules)
-        rows = (_dp.weight_row(hit.weights_for("cards")), _dp.weight_row(hit.weights_for("points")))
-        args = _REGISTRY[key] = rows + hit.params
-    _dp.register_rules(rules, *args)
+    hit = rules_args(rules)
+    rows = (_dp.weight_row(hit.weights_for("cards")), _dp.weight_row(hit.weights_for("points")))
+    _dp.register_rules(rules, *rows, *hit.params)
     return True
 
 
