@@ -678,55 +678,69 @@ static void query_setup(Query *q, int ace) {
             for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r];
             if (n < least) { least = n; r0 = r; }
         }
-    q->np = positions(ace, q->P, r0);
-    for (int p = 0; p < q->np; p++) {
-        int r = q->P[p].rank, n = 0;
-        for (int s = 0; s < 4; s++) n += q->hi[s * 13 + r] > 0;
+    int np = positions(ace, q->P, r0);
+    q->np = np;
+    /* the counts read once into locals: the int8 stores below may alias q->hi, and the compiler
+     * would read it again after each of them */
+    int cnt[13][4], rk[MAXPOS];
+    for (int r = 0; r < 13; r++)
+        for (int s = 0; s < 4; s++) cnt[r][s] = q->hi[s * 13 + r];
+    for (int p = 0; p < np; p++) rk[p] = q->P[p].rank;
+    int hiJ = q->hiJ, norm = q->norm;
+    for (int p = 0; p < np; p++) {
+        const int *v = cnt[rk[p]];
+        int n = (v[0] > 0) + (v[1] > 0) + (v[2] > 0) + (v[3] > 0);
         /* g groups need 3g cards, at most g from each suit (one per group) and from the jokers at
          * most max_jokers_per_meld per group: a necessary condition, so gmax bounds every
          * arrangement; a rank with no real card or no room for one group gets none */
         int g = 0;
         while (n > 0) {
-            int have = q->hiJ < g_mjpm * (g + 1) ? q->hiJ : g_mjpm * (g + 1);
-            for (int s = 0; s < 4; s++) {
-                int v = q->hi[s * 13 + r];
-                have += v < g + 1 ? v : g + 1;
-            }
-            if (have < 3 * (g + 1)) break;
+            int k = g + 1;
+            int have = hiJ < g_mjpm * k ? hiJ : g_mjpm * k;
+            for (int s = 0; s < 4; s++) have += v[s] < k ? v[s] : k;
+            if (have < 3 * k) break;
             g++;
         }
         q->gmax[p] = (int8_t)g;
-        if (g == 0) q->P[p].flags |= F_NOGROUP;
-        if (q->norm) q->P[p].flags |= F_NORM;
+        int fl = q->P[p].flags;
+        if (g == 0) fl |= F_NOGROUP;
+        if (norm) fl |= F_NORM;
+        q->P[p].flags = (uint8_t)fl;
+        static const int none[4] = {0, 0, 0, 0};
+        const int *v1 = p + 1 < np ? cnt[rk[p + 1]] : none, *v2 = p + 2 < np ? cnt[rk[p + 2]] : none;
         int rest = 0;
         for (int s = 3; s >= 0; s--) {
-            q->rest_hi[p][s] = rest;
-            rest += q->hi[s * 13 + r];
-            q->hn1[p][s] = p + 1 < q->np ? q->hi[s * 13 + q->P[p + 1].rank] : 0;
-            q->hn2[p][s] = p + 2 < q->np ? q->hi[s * 13 + q->P[p + 2].rank] : 0;
+            q->rest_hi[p][s] = (int8_t)rest;
+            rest += v[s];
+            q->hn1[p][s] = (int8_t)v1[s];
+            q->hn2[p][s] = (int8_t)v2[s];
         }
-        q->has2[p] = p + 2 < q->np;
+        q->has2[p] = p + 2 < np;
     }
     for (int s = 0; s < 4; s++) {
         int m = 99;
-        for (int p = q->np - 1; p >= 0; p--) {
-            q->hnall[p][s] = m;
-            int v = q->hi[s * 13 + q->P[p].rank];
+        for (int p = np - 1; p >= 0; p--) {
+            q->hnall[p][s] = (int8_t)m;
+            int v = cnt[rk[p]][s];
             if (v < m) m = v;
         }
     }
+    /* stage (p, s) sees suits u < s already past position p; the group stage sees all of them */
     int nst = 0;
-    for (int p = 0; p < q->np; p++) {
+    for (int p = 0; p < np; p++) {
+        int8_t row[8]; /* p four times, then p - 1 four times: stage s's boundaries start at 4 - s */
+        memset(row, p, 4);
+        memset(row + 4, p - 1, 4);
         for (int s = 0; s < 4; s++) {
-            for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)(u < s ? p : p - 1);
+            memcpy(q->bnd[nst], row + 4 - s, 4);
             q->S[nst++] = (Stage){(int8_t)p, (int8_t)s};
         }
         if (!(q->P[p].flags & F_NOGROUP)) {
-            for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)p;
+            memcpy(q->bnd[nst], row, 4);
             q->S[nst++] = (Stage){(int8_t)p, 4};
         }
     }
-    for (int u = 0; u < 4; u++) q->bnd[nst][u] = (int8_t)(q->np - 1);
+    memset(q->bnd[nst], np - 1, 4);
     q->nst = nst;
 }
 
@@ -1870,8 +1884,10 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
         return 1;
     }
     size_t slot;
-    if (memo_reserve() < 0) return -1;
-    if (memo_find(st, k0, k1, &slot) >= 0) return 0; /* the probe keeps dead states only */
+    if (me_n) { /* the probe keeps dead states only: none yet, nothing to look up */
+        if (memo_reserve() < 0) return -1;
+        if (memo_find(st, k0, k1, &slot) >= 0) return 0;
+    }
     if (++probe_exp > probe_limit) return -5;
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
@@ -2219,15 +2235,20 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     g_ace = ace;
     g_mjpm = mjpm; /* part of the transition cache key */
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
-    q->base = 0;
     q->cap = -1;
     for (int c = 0; c < NT; c++) {
         q->lo[c] = (uint8_t)lo[c];
         q->hi[c] = (uint8_t)hi[c];
         q->w[c] = (int32_t)w[c];
-        if (c < JOKER) q->base += (long)w[c] * lo[c];
-        maxopen += hi[c] * (c == JOKER ? 10 : rank_open_points(c % 13));
     }
+    long base = 0; /* sums in locals, not through q (whose uint8 stores may alias them) */
+    for (int s = 0; s < 4; s++)
+        for (int r = 0; r < 13; r++) {
+            base += (long)w[s * 13 + r] * lo[s * 13 + r];
+            maxopen += hi[s * 13 + r] * rank_open_points(r);
+        }
+    maxopen += hi[JOKER] * 10;
+    q->base = base;
     q->loJ = q->lo[JOKER];
     q->hiJ = q->hi[JOKER];
     q->wJ = q->w[JOKER];
