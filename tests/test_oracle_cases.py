@@ -258,6 +258,42 @@ def test_the_race_is_off_for_opening_points_and_can_be_switched_off() -> None:
             assert _dp.stats()["last_mirrored"] == 0
 
 
+def test_a_whole_hand_probe_out_of_expansions_tries_the_mirrored_position_next() -> None:
+    """Case s1-42 (80 table cards, 20 in hand, 4 jokers): the whole hand goes down, but the sweep
+    from the ace up runs its probe out of expansions; the mirrored probe, tried next, finds the
+    arrangement. Switched off, the bounded search finds the same play."""
+    case = next(c for c in _RAW if c["id"] == "s1-42")
+    rules, table, hand, _ = _case(case)
+    with search_params(mirror_probe=1) as _dp:
+        play = best_play(table, hand, rules, "cards")
+        stats = _dp.stats()
+    assert (stats["last_method"], stats["last_mirrored"]) == (3, 1)
+    with search_params(mirror_probe=0) as _dp:
+        bounded = best_play(table, hand, rules, "cards")
+        assert _dp.stats()["last_method"] != 3
+    assert play.value == bounded.value == case["max_cards"] == len(case["hand"])
+    assert (play.counts == hand).all() and (bounded.counts == hand).all()
+    assert_partition(play.melds, table + hand, rules)
+
+
+def test_every_case_keeps_its_plays_with_and_without_the_mirrored_whole_hand_probe() -> None:
+    """The mirrored probe only ever finds the whole hand, which the bounded search would also find
+    (a play of every card is optimal when it exists): every case's best play of cards and of points
+    is the same with it on or off, and its arrangement is valid."""
+    for c in _RAW:
+        if c["id"] in HEAVY:
+            continue
+        rules, table, hand, _ = _case(c)
+        for objective in ("cards", "points"):
+            with search_params(mirror_probe=0):
+                off = best_play(table, hand, rules, objective)
+            with search_params(mirror_probe=1):
+                on = best_play(table, hand, rules, objective)
+            assert on.value == off.value, (c["id"], objective)
+            assert (on.counts == off.counts).all(), (c["id"], objective)
+            assert_partition(on.melds, table + on.counts, rules)
+
+
 def test_repack_probe_decides_every_probe_like_the_bounded_search() -> None:
     """A repack (every card must be placed) is first asked of the depth-first search without
     bounds; when it finishes, its answer is final. With the probe off, with a budget so small that

@@ -1946,7 +1946,8 @@ static int run_probe(const Query *q, long limit, int32_t *path, int *J) {
     return r;
 }
 
-#define PROBE_NONE 7 /* full_probe: a repack proven impossible */
+#define PROBE_NONE 7   /* full_probe: a repack proven impossible */
+#define PROBE_BUDGET 8 /* full_probe: the whole-hand probe ran out of expansions (nothing proven) */
 static long g_repack_full = 3000; /* expansions of the probe for a repack; 0 turns it off */
 
 /* A repack (lo = hi: every card must be placed, nothing to choose) is the probe's question itself:
@@ -1998,7 +1999,7 @@ static int full_probe(Query *q, int32_t *value, int32_t *path, int *J) {
     memcpy(q->lo, lo, sizeof lo);
     q->loJ = loJ;
     if (r == 1) { *value = v; last_method = 3; return 1; }
-    return r == -5 || r == 0 ? 0 : r;
+    return r == -5 ? PROBE_BUDGET : r;
 }
 
 /* The search schedule of one sweep direction: a forward pass of at most bb entries (skipped on the
@@ -2111,6 +2112,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
                        int need_group, int min_open, int decks, int jokers);
 
 static int g_race = 1; /* race the mirrored sweep from the second level on (0: never) */
+static int g_mirror_probe = 1; /* a whole-hand probe out of expansions: the mirrored one next */
 static int last_mirrored = 0; /* the last solve's answer came from the mirrored sweep */
 
 /* the rank-reversed query of q (2 <-> K, 3 <-> Q, ...; the ace stays; aces low <-> high): every
@@ -2143,12 +2145,23 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     int lo_cards = table_cards(q);
     r = opening_probe(q, lo_cards, value, path, J);
     if (r == PROBE_NONE) return 0;
+    int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0, mirror_probed = 0;
+    if (r == PROBE_BUDGET && race && g_mirror_probe) {
+        /* the whole hand may go down through a conflict among the top ranks that this sweep
+         * direction meets last: the mirrored probe meets it first */
+        if ((r = mirror_query(q, mirror)) != 0) return r < 0 ? r : -1;
+        if ((r = search_begin(mirror)) < 0) return r;
+        r = opening_probe(mirror, lo_cards, value, path, J);
+        if (r == 1) { *mirrored = 1; return 1; }
+        if (r < 0) return r;
+        mirror_probed = 1;
+        if ((r = search_begin(q)) < 0) return r;
+    } else if (r == PROBE_BUDGET) r = 0;
     if (r != 0) return r;
     if (g_force == 1) return forward_best(q, 0, value, path, J);
     memo_reset(); /* the probe's dead states */
     Sched a, b;
     sched_init(&a, q, lo_cards);
-    int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0;
     for (;;) {
         r = solve_level(q, &a, value, path, J);
         if (r != 2 || !race) {
@@ -2159,8 +2172,9 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
             if ((r = mirror_query(q, mirror)) != 0) return r < 0 ? r : -1;
             if ((r = search_begin(mirror)) < 0) return r;
             sched_init(&b, mirror, lo_cards);
-            r = opening_probe(mirror, lo_cards, value, path, J);
+            r = mirror_probed ? 0 : opening_probe(mirror, lo_cards, value, path, J);
             if (r == PROBE_NONE) return 0;
+            if (r == PROBE_BUDGET) r = 0;
             if (r != 0) { *mirrored = r == 1; return r; }
             b.bb = a.bb / 10; /* the level the original sweep has just run out of */
             b.dl = a.dl / 10;
@@ -2805,12 +2819,14 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", NULL};
-    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race;
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
+        mirror_probe = g_mirror_probe;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllpl", names, &on, &budget, &force, &memo, &tie, &probe,
-                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplp", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
+                                     &mirror_probe))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -2827,10 +2843,12 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_jcrowd = jcrowd;
     g_race = race;
     g_repack_full = repack_full;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l}", "prune", g_prune, "budget", g_budget,
+    g_mirror_probe = mirror_probe;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
-                         "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full);
+                         "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
+                         "mirror_probe", g_mirror_probe);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -2883,7 +2901,8 @@ static PyMethodDef methods[] = {
      "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
      "(4: most cards to groups first); probe expansions; second forward budget; and norm, alive, usj, crowd, "
      "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it), jcrowd (the crowd threshold "
-     "with jokers), race, repack_full (expansions of the repack probe, 0: off)."},
+     "with jokers), race, repack_full (expansions of the repack probe, 0: off), mirror_probe (a whole-hand probe "
+     "out of expansions tries the mirrored position next)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
