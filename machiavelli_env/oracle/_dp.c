@@ -782,7 +782,7 @@ static int g_tie = 4;
 static Succ *succ_buf = NULL;
 static size_t succ_cap = 0, succ_n = 0;
 
-static int push_succ(uint64_t k0, uint64_t k1, int32_t w, int32_t tr, int32_t h) {
+static inline int push_succ(uint64_t k0, uint64_t k1, int32_t w, int32_t tr, int32_t h) {
     GROW(succ_buf, succ_cap, succ_n + 1);
     succ_buf[succ_n++] = (Succ){k0, k1, w, tr, 0, h, UB_UNKNOWN};
     return 0;
@@ -812,18 +812,35 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
     int32_t ts, tcnt;
     int r = get_trans(sid, l, h, jav, flags, &ts, &tcnt);
     if (r < 0) return r;
+    GROW(succ_buf, succ_cap, succ_n + (size_t)tcnt);
+    /* The loop's invariants in locals: its stores into succ_buf may alias q's fields (char-sized
+     * reads alias anything), so the compiler would read each of them again per candidate. The
+     * tests are look_ok's and trans_value's. */
+    const int hiJ = q->hiJ, gmax = q->gmax[p], rest = q->rest_hi[p][s], min_open = q->min_open, tie = g_tie;
+    const int last = p == q->np - 1, hn1 = q->hn1[p][s], hn2 = q->hn2[p][s], hnall = q->hnall[p][s];
+    const int has2 = q->has2[p], s3_nogroup = s == 3 && (flags & F_NOGROUP);
+    const int32_t wJ = q->wJ, wx = (flags & F_SET_ACELOW) ? 0 : q->w[s * 13 + rank];
+    const int xo = !(flags & F_SET_ACELOW) && (flags & F_CLEAR_ACELOW) ? al : 0;
+    const uint64_t ids1 = K1_IDS(k1);
+    Succ *out = succ_buf + succ_n;
+    size_t n = 0;
     for (int32_t k = 0; k < tcnt; k++) {
         const Trans *t = &tr_arr[ts + k];
-        if (t->g > q->gmax[p]) continue;
-        int nJ = J + t->jr, javl = q->hiJ - nJ;
-        if (!look_ok(q, p, s, t, javl)) continue;
+        if (t->g > gmax) continue;
+        int nJ = J + t->jr, javl = hiJ - nJ;
+        if (last) {
+            if (!t->final_ok) continue;
+        } else if (t->need1 > hn1 + javl || (t->len1 && (!has2 || t->len1 > hn2 + javl)) ||
+                   t->needall > hnall + javl) {
+            continue;
+        }
         int nS = S + t->g, nM = M > t->g ? M : t->g;
         if (nS > 15) continue;
         int settle = 0; /* the last suit settles the groups when no joker can join them */
         if (nS && s < 3) {
-            int most = nS + q->rest_hi[p][s] + javl;
+            int most = nS + rest + javl;
             if (most < 3 || most < 3 * nM) continue;
-        } else if (s == 3 && (flags & F_NOGROUP)) {
+        } else if (s3_nogroup) {
             if (nS) continue;
             settle = 1;
         } else if (s == 3 && javl == 0) {
@@ -831,21 +848,21 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
             settle = 1;
         }
         int nop = op + (t->x + t->jr) * rv;
-        if (nop > q->min_open) nop = q->min_open;
-        uint64_t nk0 = k0, nk1 = K1(nJ, gf, nop, nS, nM) | K1_IDS(k1);
+        if (nop > min_open) nop = min_open;
+        uint64_t nk0 = k0, nk1 = K1(nJ, gf, nop, nS, nM) | ids1;
         /* then the group stage has nothing left to do (jokers in groups: 0) */
-        if (settle) nk1 = K1(nJ, gf | (nS > 0), nop, 0, 0) | K1_IDS(k1);
+        if (settle) nk1 = K1(nJ, gf | (nS > 0), nop, 0, 0) | ids1;
         set_sid(&nk0, &nk1, s, t->new_id);
-        int hk = 0;
-        const Trans *ns = t; /* the new state's need1 */
-        if (g_tie == 3) hk = -(t->g * 16 + ns->need1);
-        else if (g_tie == 4) hk = t->g * 16 - ns->need1;
-        else if (g_tie == 5) hk = -(ns->need1 * 16 + t->g);
-        else if (g_tie == 6) hk = -(ns->need1 * 16 + t->g * 4 + t->jr);
-        else if (g_tie == 1) hk = nJ;
-        else if (g_tie == 2) hk = -nJ;
-        if (push_succ(nk0, nk1, trans_value(q, p, s, al, t), ts + k, hk) < 0) return -1;
+        int hk = 0; /* the tie order's key: the transition's own need1 is the new state's */
+        if (tie == 3) hk = -(t->g * 16 + t->need1);
+        else if (tie == 4) hk = t->g * 16 - t->need1;
+        else if (tie == 5) hk = -(t->need1 * 16 + t->g);
+        else if (tie == 6) hk = -(t->need1 * 16 + t->g * 4 + t->jr);
+        else if (tie == 1) hk = nJ;
+        else if (tie == 2) hk = -nJ;
+        out[n++] = (Succ){nk0, nk1, wJ * t->jr + wx * (t->x + xo), ts + k, 0, hk, UB_UNKNOWN};
     }
+    succ_n += n;
     return 0;
 }
 
