@@ -357,7 +357,7 @@ static int emit(Enum *E) {
         t->need1 = ss_arr[id].need1;
         t->len1 = ss_arr[id].len1;
         t->needall = ss_arr[id].needall;
-        memcpy(&op_arr[op_n], E->ops, E->nops * sizeof(Op));
+        if (E->nops) memcpy(&op_arr[op_n], E->ops, E->nops * sizeof(Op)); /* op_arr may still be NULL */
         op_n += (size_t)E->nops;
     }
     return 0;
@@ -812,6 +812,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
     int32_t ts, tcnt;
     int r = get_trans(sid, l, h, jav, flags, &ts, &tcnt);
     if (r < 0) return r;
+    if (tcnt == 0) return 0;
     GROW(succ_buf, succ_cap, succ_n + (size_t)tcnt);
     /* The loop's invariants in locals: its stores into succ_buf may alias q's fields (char-sized
      * reads alias anything), so the compiler would read each of them again per candidate. The
@@ -1985,9 +1986,9 @@ static int repack_probe(const Query *q, int32_t *value, int32_t *path, int *J) {
     return r == -5 ? 0 : r;
 }
 
-/* the whole-hand probe of q (see g_full): 1 found (value, path, J filled), 0 not found (also when
- * some hand card fits no meld at all: then the whole hand cannot be played); for a repack, see
- * repack_probe */
+/* the whole-hand probe of q (see g_full): 1 found (value, path, J filled), 0 not found (proven, or
+ * not tried; also when some hand card fits no meld at all: then the whole hand cannot be played),
+ * PROBE_BUDGET out of expansions (nothing proven), <0 error; for a repack, see repack_probe */
 static int full_probe(Query *q, int32_t *value, int32_t *path, int *J) {
     if (g_full <= 0 || q->min_open > 0 || q->need_group) return 0;
     int32_t v = 0;
@@ -2054,7 +2055,8 @@ static int search_begin(Query *q) {
 
 /* the whole-hand probe where it pays (jokers or a crowded table; on small tables without jokers
  * the forward pass is cheap and a failed probe, the usual outcome in play, would cost more than it
- * saves): 1 found, 0 not found, <0 error */
+ * saves): full_probe's answer (1 found, 0 not found or not tried, PROBE_BUDGET, PROBE_NONE for a
+ * repack proven impossible, <0 error) */
 static int opening_probe(Query *q, int lo_cards, int32_t *value, int32_t *path, int *J) {
     if (g_force || g_crowd < 0 || !(q->hiJ > 0 || lo_cards >= g_crowd)) return 0;
     return full_probe(q, value, path, J);
@@ -2128,7 +2130,8 @@ static int solve_level(Query *q, Sched *sc, int32_t *value, int32_t *path, int *
 static int setup_query(Query *q, const long long *lo, const long long *hi, const long long *w, int ace, int mjpm,
                        int need_group, int min_open, int decks, int jokers);
 
-static int g_race = 1; /* race the mirrored sweep from the second level on (0: never) */
+static int g_race = 1; /* race the mirrored sweep from the second level on, and let a whole-hand
+                        * probe out of expansions try the mirrored one next (0: neither) */
 static int g_mirror_probe = 1; /* a whole-hand probe out of expansions: the mirrored one next */
 static int last_mirrored = 0; /* the last solve's answer came from the mirrored sweep */
 
@@ -2154,7 +2157,10 @@ static int mirror_query(const Query *q, Query *m) {
  * round. So when the first level of the schedule runs out (and the query has no opening points,
  * whose values the mirror would change), the two directions take turns, level by level, each from
  * a fresh memo; *mirror is filled and *mirrored set when the answer comes from the mirrored one.
- * Queries answered in the first level are searched exactly as without the race. */
+ * Before that, a whole-hand probe that runs out of expansions is followed at once by the mirrored
+ * position's probe (g_mirror_probe), which can only find the whole hand, the best play whenever
+ * it exists. Queries answered in the first level are otherwise searched exactly as without the
+ * race. */
 static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
     *mirrored = 0;
     int r = search_begin(q);
