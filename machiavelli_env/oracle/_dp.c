@@ -652,20 +652,27 @@ static inline void pos_bounds(const Query *q, int p, int s, int acelow, int *l, 
         *h = q->hi[c] - acelow;
     } else { *l = q->lo[c]; *h = q->hi[c]; }
 }
-/* value of a transition's real cards (aces split over two positions are valued at the second) */
-static inline int32_t trans_value(const Query *q, int p, int s, int acelow, const Trans *t) {
-    int c = s * 13 + q->P[p].rank, fl = q->P[p].flags;
-    int32_t v = q->wJ * t->jr;
-    if (fl & F_SET_ACELOW) return v;
-    if (fl & F_CLEAR_ACELOW) return v + q->w[c] * (t->x + acelow);
-    return v + q->w[c] * t->x;
+/* What a transition of card c is worth (fl: the flags of its position), read from q once per
+ * transition list: the loops over a list store into buffers that may alias q, so q's fields would
+ * be read again after every store. wJ per joker, wx per real card, x + xo of them (aces split
+ * over two positions are valued at the second, with the xo = acelow copies used low). */
+typedef struct { int32_t wJ, wx, xo; } CardValue;
+static inline CardValue card_value_at(const Query *q, int c, int fl, int acelow) {
+    if (fl & F_SET_ACELOW) return (CardValue){q->wJ, 0, 0};
+    return (CardValue){q->wJ, q->w[c], (fl & F_CLEAR_ACELOW) ? acelow : 0};
 }
-/* can the open runs of a suit state after position p still be continued? */
-static inline int look_ok(const Query *q, int p, int s, const Trans *S, int javl) {
-    if (p == q->np - 1) return S->final_ok;
-    if (S->need1 > q->hn1[p][s] + javl) return 0;
-    if (S->len1 && (!q->has2[p] || S->len1 > q->hn2[p][s] + javl)) return 0;
-    if (S->needall > q->hnall[p][s] + javl) return 0;
+static inline int32_t trans_value(CardValue v, const Trans *t) { return v.wJ * t->jr + v.wx * (t->x + v.xo); }
+/* The look-ahead counts of suit s after position p, read once per transition list like
+ * CardValue; look_ok: can the open runs of a transition's new state still be continued? */
+typedef struct { int last, hn1, hn2, hnall, has2; } Look;
+static inline Look look_at(const Query *q, int p, int s) {
+    return (Look){p == q->np - 1, q->hn1[p][s], q->hn2[p][s], q->hnall[p][s], q->has2[p]};
+}
+static inline int look_ok(Look L, const Trans *t, int javl) {
+    if (L.last) return t->final_ok;
+    if (t->need1 > L.hn1 + javl) return 0;
+    if (t->len1 && (!L.has2 || t->len1 > L.hn2 + javl)) return 0;
+    if (t->needall > L.hnall + javl) return 0;
     return 1;
 }
 
@@ -814,14 +821,12 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
     if (r < 0) return r;
     if (tcnt == 0) return 0;
     GROW(succ_buf, succ_cap, succ_n + (size_t)tcnt);
-    /* The loop's invariants in locals: its stores into succ_buf may alias q's fields (char-sized
-     * reads alias anything), so the compiler would read each of them again per candidate. The
-     * tests are look_ok's and trans_value's. */
+    /* the loop's invariants in locals: its stores into succ_buf may alias q's fields (char-sized
+     * reads alias anything), so the compiler would read each of them again per candidate */
     const int hiJ = q->hiJ, gmax = q->gmax[p], rest = q->rest_hi[p][s], min_open = q->min_open, tie = g_tie;
-    const int last = p == q->np - 1, hn1 = q->hn1[p][s], hn2 = q->hn2[p][s], hnall = q->hnall[p][s];
-    const int has2 = q->has2[p], s3_nogroup = s == 3 && (flags & F_NOGROUP);
-    const int32_t wJ = q->wJ, wx = (flags & F_SET_ACELOW) ? 0 : q->w[s * 13 + rank];
-    const int xo = !(flags & F_SET_ACELOW) && (flags & F_CLEAR_ACELOW) ? al : 0;
+    const int s3_nogroup = s == 3 && (flags & F_NOGROUP);
+    const Look look = look_at(q, p, s);
+    const CardValue cv = card_value_at(q, s * 13 + rank, flags, al);
     const uint64_t ids1 = K1_IDS(k1);
     Succ *out = succ_buf + succ_n;
     size_t n = 0;
@@ -829,12 +834,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
         const Trans *t = &tr_arr[ts + k];
         if (t->g > gmax) continue;
         int nJ = J + t->jr, javl = hiJ - nJ;
-        if (last) {
-            if (!t->final_ok) continue;
-        } else if (t->need1 > hn1 + javl || (t->len1 && (!has2 || t->len1 > hn2 + javl)) ||
-                   t->needall > hnall + javl) {
-            continue;
-        }
+        if (!look_ok(look, t, javl)) continue;
         int nS = S + t->g, nM = M > t->g ? M : t->g;
         if (nS > 15) continue;
         int settle = 0; /* the last suit settles the groups when no joker can join them */
@@ -861,7 +861,7 @@ static int successors(const Query *q, int st, uint64_t k0, uint64_t k1) {
         else if (tie == 6) hk = -(t->need1 * 16 + t->g * 4 + t->jr);
         else if (tie == 1) hk = nJ;
         else if (tie == 2) hk = -nJ;
-        out[n++] = (Succ){nk0, nk1, wJ * t->jr + wx * (t->x + xo), ts + k, 0, hk, UB_UNKNOWN};
+        out[n++] = (Succ){nk0, nk1, trans_value(cv, t), ts + k, 0, hk, UB_UNKNOWN};
     }
     succ_n += n;
     return 0;
@@ -1247,12 +1247,13 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
         int32_t ts, tcnt;
         int r = get_trans(sid, l, hh, jav, q->P[pp].flags, &ts, &tcnt);
         if (r < 0) { us_err = r; return NEG; }
+        const CardValue cv = card_value_at(q, s * 13 + q->P[pp].rank, q->P[pp].flags, al);
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
             if (t.g > q->gmax[pp]) continue;
             int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
             if (v <= NEG) continue;
-            v += trans_value(q, pp, s, al, &t) - q->wJ * t.jr;
+            v += trans_value(cv, &t) - cv.wJ * t.jr;
             if (v > best) best = v;
         }
     }
@@ -1280,10 +1281,11 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
         int32_t ts, tcnt;
         int r = get_trans(sid, l, hh, jav, q->P[p].flags, &ts, &tcnt);
         if (r < 0) { us_err = r; return 0; }
+        const Look look = look_at(q, p, s);
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k];
             if (mask & (1 << t.g) || t.g > q->gmax[p]) continue;
-            if (!look_ok(q, p, s, &t, jav - t.jr)) continue;
+            if (!look_ok(look, &t, jav - t.jr)) continue;
             if (us_get(q, s, p, t.new_id, jav - t.jr) <= NEG) continue;
             mask |= 1 << t.g;
         }
@@ -2151,6 +2153,15 @@ static int mirror_query(const Query *q, Query *m) {
     return r;
 }
 
+/* the mirrored query of q set up in *mirror, a fresh search of it begun and its whole-hand probe
+ * run: opening_probe's answer, or <0 */
+static int mirror_begin(const Query *q, Query *mirror, int lo_cards, int32_t *value, int32_t *path, int *J) {
+    int r = mirror_query(q, mirror);
+    if (r != 0) return r < 0 ? r : -1;
+    if ((r = search_begin(mirror)) < 0) return r;
+    return opening_probe(mirror, lo_cards, value, path, J);
+}
+
 /* Best solution of the query. Returns 1 found (value and path filled), 0 none, <0 error. The sweep
  * goes from the ace up; a conflict among the top ranks is then found only after every combination
  * below it was tried, while the mirrored sweep (mirror_query) meets it at once, and the other way
@@ -2168,18 +2179,16 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     int lo_cards = table_cards(q);
     r = opening_probe(q, lo_cards, value, path, J);
     if (r == PROBE_NONE) return 0;
-    int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0, mirror_probed = 0;
+    int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0, mirror_set = 0;
     if (r == PROBE_BUDGET && race && g_mirror_probe) {
         /* the whole hand may go down through a conflict among the top ranks that this sweep
          * direction meets last: the mirrored probe meets it first */
-        if ((r = mirror_query(q, mirror)) != 0) return r < 0 ? r : -1;
-        if ((r = search_begin(mirror)) < 0) return r;
-        r = opening_probe(mirror, lo_cards, value, path, J);
-        if (r == 1) { *mirrored = 1; return 1; }
-        if (r < 0) return r;
-        mirror_probed = 1;
+        r = mirror_begin(q, mirror, lo_cards, value, path, J);
+        if (r == 1 || r < 0) { *mirrored = r == 1; return r; }
+        mirror_set = 1;
         if ((r = search_begin(q)) < 0) return r;
-    } else if (r == PROBE_BUDGET) r = 0;
+    }
+    if (r == PROBE_BUDGET) r = 0;
     if (r != 0) return r;
     if (g_force == 1) return forward_best(q, 0, value, path, J);
     memo_reset(); /* the probe's dead states */
@@ -2192,13 +2201,10 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
             continue;
         }
         if (!mirror_ready) {
-            if ((r = mirror_query(q, mirror)) != 0) return r < 0 ? r : -1;
-            if ((r = search_begin(mirror)) < 0) return r;
-            sched_init(&b, mirror, lo_cards);
-            r = mirror_probed ? 0 : opening_probe(mirror, lo_cards, value, path, J);
+            r = mirror_set ? 0 : mirror_begin(q, mirror, lo_cards, value, path, J);
             if (r == PROBE_NONE) return 0;
-            if (r == PROBE_BUDGET) r = 0;
-            if (r != 0) { *mirrored = r == 1; return r; }
+            if (r == 1 || r < 0) { *mirrored = r == 1; return r; }
+            sched_init(&b, mirror, lo_cards);
             b.bb = a.bb / 10; /* the level the original sweep has just run out of */
             b.dl = a.dl / 10;
             mirror_ready = 1;
@@ -2595,20 +2601,32 @@ static PyObject *fast_or_general(PyObject *res) {
 
 /* best_play(table, hand, rules, objective) -> Play | None (the table cannot be arranged) |
  * NotImplemented */
+/* The direct entry points' common part: the rules' entry (copied: reading a buffer may run
+ * Python code that re-registers the slot) and lo = a, sum = a + b, read from two numpy arrays.
+ * 0, or 1 when the general path should answer (no error set). */
+static int direct_args(PyObject *a, PyObject *b, PyObject *rules, const char *bname, RulesEntry *entry, long long *lo,
+                       long long *sum) {
+    RulesEntry *e = rc_find(rules);
+    if (!e) e = rc_by_value(rules);
+    if (!e || !is_array(a) || !is_array(b)) return 1;
+    *entry = *e;
+    if (read_vec(a, lo, "table") < 0 || read_vec(b, sum, bname) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    for (int c = 0; c < NT; c++) {
+        if ((lo[c] | sum[c]) < 0) return 1; /* either negative */
+        sum[c] += lo[c];
+    }
+    return 0;
+}
+
 static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4) Py_RETURN_NOTIMPLEMENTED;
-    RulesEntry *e = rc_find(args[2]);
     int oc = objective_code(args[3]);
-    if (!e && oc >= 0) e = rc_by_value(args[2]);
-    if (!e || oc < 0 || !is_array(args[0]) || !is_array(args[1])) Py_RETURN_NOTIMPLEMENTED;
-    RulesEntry ea = *e; /* copied: reading a buffer may run Python code that re-registers the slot */
-    e = &ea;
+    RulesEntry ea, *e = &ea;
     long long lo[NT], hi[NT];
-    if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], hi, "hand") < 0) return fast_or_general(NULL);
-    for (int c = 0; c < NT; c++) {
-        if (hi[c] < 0) Py_RETURN_NOTIMPLEMENTED;
-        hi[c] += lo[c];
-    }
+    if (oc < 0 || direct_args(args[0], args[1], args[2], "hand", e, lo, hi)) Py_RETURN_NOTIMPLEMENTED;
     int rc = setup_query(&g_query, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
     g_result_type = (PyTypeObject *)g_play_type;
@@ -2620,18 +2638,10 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
 /* repack(table, play, rules) -> list of melds | None (no arrangement) | NotImplemented */
 static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) Py_RETURN_NOTIMPLEMENTED;
-    RulesEntry *e = rc_find(args[2]);
-    if (!e) e = rc_by_value(args[2]);
-    if (!e || !is_array(args[0]) || !is_array(args[1])) Py_RETURN_NOTIMPLEMENTED;
-    RulesEntry ea = *e; /* copied: reading a buffer may run Python code that re-registers the slot */
-    e = &ea;
-    long long lo[NT], add[NT];
-    if (read_vec(args[0], lo, "table") < 0 || read_vec(args[1], add, "play") < 0) return fast_or_general(NULL);
-    for (int c = 0; c < NT; c++) {
-        if (lo[c] < 0 || add[c] < 0) Py_RETURN_NOTIMPLEMENTED;
-        lo[c] += add[c];
-    }
-    int rc = setup_query(&g_query, lo, lo, wv_tab[e->wid[0]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
+    RulesEntry ea, *e = &ea;
+    long long lo[NT], all[NT];
+    if (direct_args(args[0], args[1], args[2], "play", e, lo, all)) Py_RETURN_NOTIMPLEMENTED;
+    int rc = setup_query(&g_query, all, all, wv_tab[e->wid[0]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
     PyObject *res = run_solve(&g_query, 0);
     if (!res || res == Py_None) return fast_or_general(res);

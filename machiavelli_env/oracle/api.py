@@ -108,6 +108,16 @@ _direct_best = dp.direct_best
 _direct_repack = dp.direct_repack
 
 
+def _direct_again(direct: Callable[..., Any], *args: Any) -> Any:
+    """After a direct call came back ``NotImplemented``: the same call once its rules (the
+    argument after the two count vectors) are registered, if they were not; else
+    ``NotImplemented`` (the general path's turn)."""
+    rules = args[2]
+    if type(rules) is Rules and dp.register(rules):
+        return direct(*args)
+    return NotImplemented
+
+
 class OracleError(ValueError):
     """Bad input to the oracle (wrong shapes, negative counts, more copies than the pack holds)."""
 
@@ -210,12 +220,10 @@ def solve(
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none."""
     res = _direct_repack(table, play, rules)
+    if res is NotImplemented:
+        res = _direct_again(_direct_repack, table, play, rules)
     if res is not NotImplemented:
         return res
-    if type(rules) is Rules and dp.register(rules):  # rules not seen yet: registered now, retry
-        res = _direct_repack(table, play, rules)
-        if res is not NotImplemented:
-            return res
     t = _check(table, "table")
     p = _check(play, "play")
     total = t + p
@@ -240,14 +248,12 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
     res = _direct_best(table, hand, rules, objective)
     if res.__class__ is Play:
         return res
-    if res is None:
-        raise OracleError("the table cannot be arranged into valid melds")
-    if type(rules) is Rules and dp.register(rules):  # rules not seen yet: registered now, retry
-        res = _direct_best(table, hand, rules, objective)
+    if res is NotImplemented:
+        res = _direct_again(_direct_best, table, hand, rules, objective)
         if res.__class__ is Play:
             return res
-        if res is None:
-            raise OracleError("the table cannot be arranged into valid melds")
+    if res is None:
+        raise OracleError("the table cannot be arranged into valid melds")
     t = _check(table, "table")
     h = _check(hand, "hand")
     w = objective_weights(objective, rules)
