@@ -120,32 +120,32 @@ SUBCOMMANDS: list[Subcommand] = [
     Subcommand(
         "eval",
         "seat-rotated games between agents, win rates with 95% intervals",
-        lambda p: _lazy("agents.cli:add_eval_arguments")(p),
-        "agents.cli:run_eval",
+        lambda p: _lazy("machiavelli_env.agents.cli:add_eval_arguments")(p),
+        "machiavelli_env.agents.cli:run_eval",
     ),
     Subcommand(
         "play",
         "play against agents in the terminal",
-        lambda p: _lazy("agents.cli:add_play_arguments")(p),
-        "agents.cli:run_play",
+        lambda p: _lazy("machiavelli_env.agents.cli:add_play_arguments")(p),
+        "machiavelli_env.agents.cli:run_play",
     ),
     Subcommand(
         "league",
         "a seeded league between agents with openskill ratings (local or on Ray)",
-        lambda p: _lazy("training.league_cli:add_league_arguments")(p),
-        "training.league_cli:run_league_cli",
+        lambda p: _lazy("machiavelli_env.training.league_cli:add_league_arguments")(p),
+        "machiavelli_env.training.league_cli:run_league_cli",
     ),
     Subcommand(
         "replay",
         "replay saved games (eval/league --records) move by move in the terminal",
-        lambda p: _lazy("agents.replay:add_replay_arguments")(p),
-        "agents.replay:run_replay",
+        lambda p: _lazy("machiavelli_env.agents.replay:add_replay_arguments")(p),
+        "machiavelli_env.agents.replay:run_replay",
     ),
     Subcommand(
         "train",
         "PPO self-play training from a YAML config (checkpoints, logs, evaluations, learning curve)",
-        lambda p: _lazy("training.cli:add_train_args")(p),
-        "training.cli:run_train",
+        lambda p: _lazy("machiavelli_env.training.cli:add_train_args")(p),
+        "machiavelli_env.training.cli:run_train",
     ),
 ]
 

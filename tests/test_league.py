@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from machiavelli_env import cli
-from training.league import LeagueError, config_from_dict, load_config, read_games, run_league
-from training.ratings import compute_ratings
-from training.schedule import Schedule
+from machiavelli_env.training.league import LeagueError, config_from_dict, load_config, read_games, run_league
+from machiavelli_env.training.ratings import compute_ratings
+from machiavelli_env.training.schedule import Schedule
 
 # Ratings need the `league` extra (openskill, matplotlib, pyyaml); the scheduler and configs do not.
 needs_league = pytest.mark.skipif(
@@ -133,7 +133,7 @@ def test_rules_for_player_counts_use_the_shipped_per_count_preset():
 
 # ------------------------------------------------------------------------------------------- ratings
 def _line(g: int, seats: list[str], winner: int, points: list[int]) -> dict:
-    from agents.arena import finishing_ranks
+    from machiavelli_env.agents.arena import finishing_ranks
 
     return {"game": g, "seats": seats, "result": {"winner": winner, "penalty_points": points,
                                                   "ranks": finishing_ranks(winner, points)}}
@@ -247,8 +247,8 @@ def test_edited_games_file_is_refused(tmp_path):
 
 @needs_league
 def test_league_records_replay_to_the_recorded_results(tmp_path):
-    from agents.arena import replay_states
-    from agents.replay import read_records
+    from machiavelli_env.agents.arena import replay_states
+    from machiavelli_env.agents.replay import read_records
 
     run_league(small_config(4), tmp_path, records=tmp_path / "rec.jsonl", progress=False)
     recs = read_records(tmp_path / "rec.jsonl")
@@ -278,7 +278,7 @@ def test_league_cli_runs_and_reports_bad_configs(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")
-    from training.ray_rollouts import ensure_ray
+    from machiavelli_env.training.ray_rollouts import ensure_ray
 
     ensure_ray(num_cpus=2)
     yield ray
@@ -286,7 +286,7 @@ def local_ray():
 
 
 def test_ray_map_returns_results_in_item_order_with_shared_arguments(local_ray):
-    from training.ray_rollouts import ray_map
+    from machiavelli_env.training.ray_rollouts import ray_map
 
     seen = []
     weights = {"w": 3}  # a closure, as a PPO rollout function over policy weights would be

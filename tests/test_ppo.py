@@ -10,10 +10,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
-from agents.arena import evaluate, play_game  # noqa: E402
-from agents.base import turn_from_state  # noqa: E402
-from agents.heuristic import RandomAgent  # noqa: E402
-from agents.ppo import (  # noqa: E402
+from machiavelli_env.agents.arena import evaluate, play_game  # noqa: E402
+from machiavelli_env.agents.base import turn_from_state  # noqa: E402
+from machiavelli_env.agents.heuristic import RandomAgent  # noqa: E402
+from machiavelli_env.agents.ppo import (  # noqa: E402
     CAND_DIM,
     STATE_DIM,
     CandidatePolicy,
@@ -26,7 +26,7 @@ from agents.ppo import (  # noqa: E402
     save_checkpoint,
     shipped_checkpoint,
 )
-from agents.registry import make_agent  # noqa: E402
+from machiavelli_env.agents.registry import make_agent  # noqa: E402
 from machiavelli_env import game  # noqa: E402
 from machiavelli_env.cards import to_counts  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
@@ -145,7 +145,7 @@ def test_bad_checkpoints_raise_clear_errors(tmp_path):
 
 
 def test_without_an_exact_match_the_nearest_shipped_player_count_is_used(tmp_path, monkeypatch):
-    import agents.ppo as ppo_module
+    import machiavelli_env.agents.ppo as ppo_module
 
     monkeypatch.setattr(ppo_module, "CHECKPOINT_DIR", tmp_path)
     with pytest.raises(CheckpointError, match="no shipped PPO checkpoint for 3 players"):

@@ -69,7 +69,7 @@ def run_train(args: argparse.Namespace) -> int:
             cfg = config_from_dict(data)
     except (ConfigError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
-    from agents.ppo import CheckpointError
+    from machiavelli_env.agents.ppo import CheckpointError
 
     from .ppo import train
 

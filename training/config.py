@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from agents.ppo import PolicySpec
-from agents.registry import AGENT_NAMES
+from machiavelli_env.agents.ppo import PolicySpec
+from machiavelli_env.agents.registry import AGENT_NAMES
 from machiavelli_env.rules import Rules, RulesError
 
 HEURISTICS = tuple(n for n in AGENT_NAMES if n not in ("human", "ppo"))

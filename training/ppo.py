@@ -31,8 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.arena import wilson_interval
-from agents.ppo import CandidatePolicy, CheckpointError, load_checkpoint, save_checkpoint
+from machiavelli_env.agents.arena import wilson_interval
+from machiavelli_env.agents.ppo import CandidatePolicy, CheckpointError, load_checkpoint, save_checkpoint
 
 from .config import TrainConfig, load_config
 from .pool import self_play_prob

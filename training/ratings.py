@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import wilson_interval
+from machiavelli_env.agents.arena import wilson_interval
 
 
 def _model() -> Any:

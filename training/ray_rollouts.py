@@ -3,7 +3,7 @@
 Ray is an optional extra (``pip install -e ".[ray]"``). Used by ``machiavelli league --engine ray``
 (one task per game) and by PPO training's ``rollout_engine: ray`` (one task per rollout seed)::
 
-    from training.ray_rollouts import ray_map
+    from machiavelli_env.training.ray_rollouts import ray_map
 
     results = ray_map(collect_rollout, seeds, policy_state, address=None)
     # == [collect_rollout(seed, policy_state) for seed in seeds], computed on Ray workers

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.arena import deal_seed
+from machiavelli_env.agents.arena import deal_seed
 
 
 @dataclass(frozen=True)
