@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from machiavelli_env.agents.arena import ENV_ID, evaluate  # noqa: E402
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
+
 from machiavelli_env import __version__  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
 

@@ -7,12 +7,12 @@ import json
 
 import numpy as np
 import pytest
-
 from machiavelli_env.agents.arena import evaluate, finishing_ranks, play_game, replay_states, wilson_interval
 from machiavelli_env.agents.base import DRAW, turn_from_state
 from machiavelli_env.agents.heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
 from machiavelli_env.agents.human import HumanAgent, QuitGame
 from machiavelli_env.agents.registry import AgentSpecError, make_agent
+
 from machiavelli_env import game
 from machiavelli_env.cards import to_counts
 from machiavelli_env.cli import main

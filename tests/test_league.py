@@ -11,11 +11,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from machiavelli_env import cli
 from machiavelli_env.training.league import LeagueError, config_from_dict, load_config, read_games, run_league
 from machiavelli_env.training.ratings import compute_ratings
 from machiavelli_env.training.schedule import Schedule
+
+from machiavelli_env import cli
 
 # Ratings need the `league` extra (openskill, matplotlib, pyyaml); the scheduler and configs do not.
 needs_league = pytest.mark.skipif(

@@ -27,6 +27,7 @@ from machiavelli_env.agents.ppo import (  # noqa: E402
     shipped_checkpoint,
 )
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
+
 from machiavelli_env import game  # noqa: E402
 from machiavelli_env.cards import to_counts  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402

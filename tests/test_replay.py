@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-
 from machiavelli_env.agents.arena import play_game
 from machiavelli_env.agents.registry import make_agent
 from machiavelli_env.agents.replay import RecordError, read_records, replay_text, select_record
+
 from machiavelli_env import cli
 from machiavelli_env.rules import Rules
 

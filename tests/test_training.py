@@ -14,14 +14,15 @@ pytest.importorskip("yaml")
 pytest.importorskip("tensorboard")
 
 from machiavelli_env.agents.ppo import CAND_DIM, STATE_DIM, PolicySpec, load_checkpoint, shipped_checkpoint  # noqa: E402
-from machiavelli_env.cli import main as cli_main  # noqa: E402
-from machiavelli_env.rules import Rules  # noqa: E402
 from machiavelli_env.training import pool  # noqa: E402
 from machiavelli_env.training.cli import CONFIG_DIR, config_names  # noqa: E402
 from machiavelli_env.training.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from machiavelli_env.training.plotting import eval_label  # noqa: E402
 from machiavelli_env.training.ppo import gae, train  # noqa: E402
 from machiavelli_env.training.rollout import RolloutWorker  # noqa: E402
+
+from machiavelli_env.cli import main as cli_main  # noqa: E402
+from machiavelli_env.rules import Rules  # noqa: E402
 
 TINY = {
     "name": "tiny",
@@ -178,8 +179,9 @@ def test_rollouts_with_take_wins_offer_only_the_winning_play_when_there_is_one()
 def test_placement_reward_ranks_the_winner_then_fewest_penalty_points():
     from dataclasses import replace
 
-    from machiavelli_env import game
     from machiavelli_env.training.rollout import placement_reward
+
+    from machiavelli_env import game
 
     base = game.new_game(Rules.load("classic", players=4), seed=5)
     # seat 2 wins; seat 0 holds the fewest points of the losers, seats 1 and 3 tie

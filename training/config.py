@@ -23,6 +23,7 @@ from typing import Any
 
 from machiavelli_env.agents.ppo import PolicySpec
 from machiavelli_env.agents.registry import AGENT_NAMES
+
 from machiavelli_env.rules import Rules, RulesError
 
 HEURISTICS = tuple(n for n in AGENT_NAMES if n not in ("human", "ppo"))

@@ -30,6 +30,7 @@ from typing import Any
 from machiavelli_env.agents.arena import ENV_ID, play_game
 from machiavelli_env.agents.base import Agent
 from machiavelli_env.agents.registry import AgentSpecError, make_agent
+
 from machiavelli_env.rules import Rules, RulesError, preset_names
 
 from .ratings import LeagueRatings, compute_ratings, plot, write_csv, write_markdown

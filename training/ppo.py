@@ -29,10 +29,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
-
 from machiavelli_env.agents.arena import wilson_interval
 from machiavelli_env.agents.ppo import CandidatePolicy, CheckpointError, load_checkpoint, save_checkpoint
+from torch import nn
 
 from .config import TrainConfig, load_config
 from .pool import self_play_prob

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from machiavelli_env.agents.arena import wilson_interval
 
 

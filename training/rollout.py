@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 import torch
-
 from machiavelli_env.agents.arena import evaluate, finishing_ranks, penalty_points
 from machiavelli_env.agents.base import DRAW, Agent, turn_from_state
 from machiavelli_env.agents.ppo import CAND_DIM, STATE_DIM, CandidatePolicy, PolicySpec, PPOAgent, encode_turn
 from machiavelli_env.agents.registry import make_agent
+
 from machiavelli_env import game
 from machiavelli_env.rules import Rules
 

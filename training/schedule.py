@@ -34,7 +34,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
 from machiavelli_env.agents.arena import deal_seed
 
 
