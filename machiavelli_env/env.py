@@ -21,6 +21,20 @@ same answers); rule fields may be overridden, e.g.
   ``table_melds``, ``stock_size``, ``state``, ``clone_state`` / ``restore_state``,
   ``resample_hidden``) are on ``env.unwrapped``.
 
+Adapters for libraries with other conventions (defaults unchanged; ``env(..., mask="flat",
+numeric_info=True, invalid_action="draw")``):
+
+* ``mask="flat"``: ``action_mask`` is one int8 vector of length ``sum(nvec)`` (the 53 blocks
+  concatenated, space ``MultiBinary(sum(nvec))``) instead of the tuple -- TorchRL, RLlib, Tianshou.
+* ``numeric_info=True``: ``infos[agent]["event"]`` is an int code
+  (:data:`machiavelli_env.observation.EVENT_NAMES` names them) -- libraries that turn every
+  info value into a tensor (TorchRL).
+* ``invalid_action="draw"``: an action the engine would reject (wrong shape, a count the mask
+  does not allow) draws instead of raising -- for unmasked samplers and libraries' pre-checks
+  (PettingZoo's ``state_test``, RLlib's env check). When drawing is not allowed
+  (``must_play_if_able``) the substitute is the first of ``legal_plays``. Plays the mask allows
+  but the table cannot take are failed plays, as always.
+
 The full reference (every index of the observation, the subset rule, help cards, matches,
 rewards, wrappers) is ``docs/ENV.md``.
 """
@@ -45,9 +59,22 @@ from .rules import Rules
 __all__ = ["env", "raw_env"]
 
 
-def env(rules: str | Rules | dict | None = "classic", render_mode: str | None = None, **rule_overrides: Any) -> AECEnv:
-    """The wrapped AEC environment (``OrderEnforcingWrapper(raw_env(...))``)."""
-    e = raw_env(rules=rules, render_mode=render_mode, **rule_overrides)
+MASKS = ("tuple", "flat")
+INVALID_ACTIONS = ("raise", "draw")
+
+
+def env(
+    rules: str | Rules | dict | None = "classic",
+    render_mode: str | None = None,
+    *,
+    mask: str = "tuple",
+    numeric_info: bool = False,
+    invalid_action: str = "raise",
+    **rule_overrides: Any,
+) -> AECEnv:
+    """The wrapped AEC environment (``OrderEnforcingWrapper(raw_env(...))``); options in the module docstring."""
+    e = raw_env(rules=rules, render_mode=render_mode, mask=mask, numeric_info=numeric_info,
+                invalid_action=invalid_action, **rule_overrides)
     return _OrderEnforcing(e)
 
 
@@ -79,12 +106,28 @@ class raw_env(AECEnv, EzPickle):
     }
 
     def __init__(
-        self, rules: str | Rules | dict | None = "classic", render_mode: str | None = None, **rule_overrides: Any
+        self,
+        rules: str | Rules | dict | None = "classic",
+        render_mode: str | None = None,
+        *,
+        mask: str = "tuple",
+        numeric_info: bool = False,
+        invalid_action: str = "raise",
+        **rule_overrides: Any,
     ):
-        EzPickle.__init__(self, rules, render_mode, **rule_overrides)
+        EzPickle.__init__(self, rules, render_mode, mask=mask, numeric_info=numeric_info,
+                          invalid_action=invalid_action, **rule_overrides)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if mask not in MASKS:
+            raise ValueError(f"mask must be one of {', '.join(map(repr, MASKS))}, got {mask!r}")
+        if invalid_action not in INVALID_ACTIONS:
+            raise ValueError(f"invalid_action must be one of {', '.join(map(repr, INVALID_ACTIONS))}, "
+                             f"got {invalid_action!r}")
+        if not isinstance(numeric_info, bool):
+            raise TypeError(f"numeric_info must be True or False, got {numeric_info!r}")
+        self.mask, self.numeric_info, self.invalid_action = mask, numeric_info, invalid_action
         self.rules: Rules = Rules.load(rules, **rule_overrides)
         self.render_mode = render_mode
         n = self.rules.players
@@ -92,7 +135,12 @@ class raw_env(AECEnv, EzPickle):
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.action_spaces = {a: observation.action_space(self.rules) for a in self.possible_agents}
-        self.observation_spaces = {a: observation.observation_space(self.rules) for a in self.possible_agents}
+        if mask == "flat":
+            obs_space = gymnasium.spaces.Dict({"observation": observation.vector_space(),
+                                               "action_mask": observation.flat_mask_space(self.rules)})
+            self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        else:
+            self.observation_spaces = {a: observation.observation_space(self.rules) for a in self.possible_agents}
         self.state_space = observation.state_space()
         self._seed_rng = np.random.default_rng()
         self._state: game.State | None = None
@@ -141,6 +189,8 @@ class raw_env(AECEnv, EzPickle):
         s = self._state
         assert s is not None
         rewards, index, event = s.rewards.tolist(), self._agent_index, s.event
+        if self.numeric_info:
+            event = observation.event_code(event)
         for a in self.agents:
             self.rewards[a] = rewards[index[a]]
             self.infos[a] = {"event": event}
@@ -155,7 +205,12 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        new = game.step(self._state, action)  # raises ValueError (nothing changed) on a bad action
+        try:
+            new = game.step(self._state, action)  # raises ValueError (nothing changed) on a bad action
+        except ValueError:
+            if self.invalid_action == "raise":
+                raise
+            new = game.step(self._state, self._substitute())
         self._cumulative_rewards[agent] = 0.0
         self._state = new
         self._sync()
@@ -163,10 +218,22 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
+    def _substitute(self) -> np.ndarray:
+        """The action taken for a rejected one under ``invalid_action="draw"``: a draw, else the first legal play."""
+        s = self._require_state()
+        if self._draw_allowed(s.current):
+            return np.zeros(len(s.table), dtype=np.int64)
+        return game.legal_plays(s, s.current, 1)[0]
+
     def observe(self, agent: str) -> dict[str, Any]:
         s = self._require_state()
         p = self._index(agent)
-        if p == s.current and not s.done:
+        if self.mask == "flat":
+            if p == s.current and not s.done:
+                mask = observation.flat_action_mask(s, p)
+            else:
+                mask = observation.no_flat_action_mask(self.rules)
+        elif p == s.current and not s.done:
             mask = observation.action_mask(s, p)
         else:
             mask = observation.no_action_mask(self.rules)

@@ -41,6 +41,12 @@ Action mask: a tuple of 53 int8 arrays, one per card type, of length ``nvec[i] =
 entry ``k`` is 1 when naming ``k`` copies is allowed (``k`` up to the held count, plus the help
 pile when usable) -- the form ``gymnasium.spaces.MultiDiscrete.sample(mask)`` accepts. The
 arrays are read-only and shared between observations (copy one before changing it).
+:func:`flat_action_mask` is the same mask as one int8 vector of length ``sum(nvec)`` (the blocks
+concatenated in card-type order), the form TorchRL, RLlib and Tianshou expect.
+
+Numeric infos: :data:`EVENT_NAMES` lists every ``State.event`` string (``"play"``,
+``"play:win"``, ``"draw:blocked:next_game"``, ...) and :data:`RESULT_NAMES` every
+``State.result``; an event's code is its index (:func:`event_code`, :data:`EVENT_CODES`).
 """
 
 from __future__ import annotations
@@ -102,6 +108,11 @@ class _ObsInfo:
                 opts.append(row)
             self.rows.append(opts)
         self.none_mask = tuple(opts[0] for opts in self.rows)
+        # flat mask: entry j allows count within[j] of card type block[j]
+        self.flat_block = np.repeat(np.arange(NUM_TYPES), self.nvec)
+        self.flat_within = np.concatenate([np.arange(int(k)) for k in self.nvec])
+        self.flat_none = (self.flat_within == 0).astype(np.int8)
+        self.flat_none.setflags(write=False)
         # the scalars that stay fixed within a game (seat present, rules), the same for every observer
         self.template = np.zeros(NUM_SCALARS, dtype=np.float32)
         self.template[6:6 + n] = 1.0
@@ -189,6 +200,47 @@ def action_mask(state: game.State, player: int) -> tuple[np.ndarray, ...]:
     else:
         allowed = state.hands[player].tolist()
     return tuple(map(list.__getitem__, info.rows, allowed))
+
+
+def flat_mask_space(rules: Rules) -> spaces.MultiBinary:
+    """Space of :func:`flat_action_mask`: ``MultiBinary(sum(nvec))`` (int8)."""
+    return spaces.MultiBinary(int(action_nvec(rules).sum()))
+
+
+def flat_action_mask(state: game.State, player: int) -> np.ndarray:
+    """The action mask as one new int8 vector of length ``sum(nvec)`` (the tuple's arrays concatenated)."""
+    info = _obs_info(state.rules)
+    if np.count_nonzero(state.help):
+        allowed = game.allowed_counts(state, player)
+    else:
+        allowed = state.hands[player]
+    return (info.flat_within <= allowed[info.flat_block]).astype(np.int8)
+
+
+def no_flat_action_mask(rules: Rules) -> np.ndarray:
+    """The flat mask of an agent that is not to move (a new array: only count 0 of each type)."""
+    return _obs_info(rules).flat_none.copy()
+
+
+#: Every ``State.event`` string; an event's numeric code is its index here.
+EVENT_NAMES: tuple[str, ...] = tuple(
+    [*("deal", "draw", "pass", "play", "failed")]
+    + [f"{base}:{end}{tail}" for base in ("deal", "draw", "pass", "play", "failed")
+       for end in ("win", "blocked", "draw") for tail in ("", ":next_game", ":match_over")]
+)
+#: ``event name -> code`` (the inverse of :data:`EVENT_NAMES`).
+EVENT_CODES: dict[str, int] = {name: i for i, name in enumerate(EVENT_NAMES)}
+#: Every ``State.result`` string (how the last game ended); a result's code is its index here.
+RESULT_NAMES: tuple[str, ...] = ("", "win", "blocked", "draw", "truncated")
+RESULT_CODES: dict[str, int] = {name: i for i, name in enumerate(RESULT_NAMES)}
+
+
+def event_code(event: str) -> int:
+    """The numeric code of an event string (its index in :data:`EVENT_NAMES`); ``ValueError`` if unknown."""
+    try:
+        return EVENT_CODES[event]
+    except KeyError:
+        raise ValueError(f"unknown event {event!r} (known: see observation.EVENT_NAMES)") from None
 
 
 def no_action_mask(rules: Rules) -> tuple[np.ndarray, ...]:

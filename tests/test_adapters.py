@@ -1,0 +1,148 @@
+"""Adapters for other libraries' conventions: flat masks, numeric infos, invalid-action modes,
+flattened candidates, config-dict construction and the Gymnasium registry."""
+
+from __future__ import annotations
+
+import pickle
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, performance_benchmark
+from pettingzoo.test.state_test import test_state as pz_state_test
+
+import machiavelli_env
+from machiavelli_env import observation
+from machiavelli_env.cards import NUM_TYPES
+from machiavelli_env.wrappers import CandidatePlays
+
+
+def _walk(e, steps: int, seed: int = 0):
+    """Random masked play through an AEC env (any mask form), yielding each observation before a move."""
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    for _ in range(steps):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.reset(seed=int(rng.integers(1 << 30)))
+            continue
+        yield e, obs
+        plays = e.unwrapped.legal_plays()
+        options = plays + ([np.zeros(NUM_TYPES, dtype=np.int64)] if e.unwrapped._draw_allowed(
+            e.unwrapped.game_state.current) else [])
+        e.step(options[int(rng.integers(len(options)))])
+
+
+# ---------------------------------------------------------------------------------------------- env options
+def test_defaults_unchanged_and_api_test_passes():
+    e = machiavelli_env.env()
+    assert e.unwrapped.mask == "tuple" and not e.unwrapped.numeric_info and e.unwrapped.invalid_action == "raise"
+    e.reset(seed=3)
+    obs, *_, info = e.last()
+    assert isinstance(obs["action_mask"], tuple) and isinstance(info["event"], str)
+    api_test(machiavelli_env.env(), num_cycles=100)
+    api_test(machiavelli_env.env(numeric_info=True, invalid_action="draw"), num_cycles=100)
+
+
+def test_flat_mask_is_the_tuple_concatenated():
+    tup = machiavelli_env.env(jokers=2, help_cards=4)
+    flat = machiavelli_env.env(jokers=2, help_cards=4, mask="flat")
+    n = int(observation.action_nvec(flat.unwrapped.rules).sum())
+    assert flat.observation_space("player_0")["action_mask"] == gymnasium.spaces.MultiBinary(n)
+    seen_help = False
+    for (e, obs) in _walk(flat, 300, seed=5):
+        tup.unwrapped.restore_state(e.unwrapped.clone_state())
+        for agent in e.agents:
+            want = np.concatenate(tup.unwrapped.observe(agent)["action_mask"])
+            got = e.unwrapped.observe(agent)["action_mask"]
+            assert got.dtype == np.int8 and got.shape == (n,)
+            np.testing.assert_array_equal(got, want)
+        assert flat.observation_space(e.agent_selection).contains(obs)
+        seen_help |= bool(np.count_nonzero(e.unwrapped.game_state.help))
+    assert seen_help  # the help pile's extra counts were exercised
+
+
+def test_numeric_info_codes_name_the_events():
+    e = machiavelli_env.env(numeric_info=True)
+    text = machiavelli_env.env()
+    for (env_, _), (_, _) in zip(_walk(e, 400, seed=2), _walk(text, 400, seed=2), strict=True):
+        for agent in env_.agents:
+            code = env_.infos[agent]["event"]
+            assert isinstance(code, int)
+            assert observation.EVENT_NAMES[code] == text.infos[agent]["event"]
+    assert observation.event_code("play:win") == observation.EVENT_NAMES.index("play:win")
+    with pytest.raises(ValueError, match="unknown event"):
+        observation.event_code("teleport")
+
+
+def test_event_table_covers_the_engine_events():
+    from machiavelli_env import game
+
+    seen = set()
+    for rules in ({}, {"match_target": 60}):
+        e = machiavelli_env.env(**rules)
+        for env_, _ in _walk(e, 1500, seed=4):
+            seen.add(env_.unwrapped.game_state.event)
+    assert seen <= set(observation.EVENT_NAMES)
+    assert {"play", "draw"} <= seen
+    assert set(observation.RESULT_NAMES) >= {"", "win", "blocked", "draw", "truncated"}
+    assert game.State.__dataclass_fields__["event"].default in observation.EVENT_NAMES
+
+
+def test_invalid_action_draw_substitutes_and_raise_raises():
+    strict = machiavelli_env.env()
+    strict.reset(seed=1)
+    before = strict.unwrapped.game_state
+    bad = np.full(NUM_TYPES, 2, dtype=np.int64)  # more copies than held
+    with pytest.raises(ValueError):
+        strict.step(bad)
+    assert strict.unwrapped.game_state is before
+    loose = machiavelli_env.env(invalid_action="draw")
+    loose.reset(seed=1)
+    hand = loose.unwrapped.game_state.hands[0].sum()
+    loose.step(bad)
+    s = loose.unwrapped.game_state
+    assert s.event == "draw" and s.hands[0].sum() == hand + 1
+    loose.step(7)  # not even a vector
+    assert loose.unwrapped.game_state.event == "draw"
+
+
+def test_invalid_action_draw_plays_when_drawing_is_forbidden():
+    e = machiavelli_env.env(invalid_action="draw", must_play_if_able=True)
+    for env_, _ in _walk(e, 400, seed=9):
+        base = env_.unwrapped
+        if not base._draw_allowed(base.game_state.current):
+            clone = base.clone_state()
+            want = base.legal_plays(limit=1)[0]
+            env_.step(np.full(NUM_TYPES, 9))
+            assert base.game_state.event.startswith(("play", "failed"))
+            np.testing.assert_array_equal(base.game_state.table, clone.table + want)
+            return
+    pytest.fail("no position where drawing was forbidden")
+
+
+def test_bad_option_values_are_named():
+    with pytest.raises(ValueError, match="mask must be"):
+        machiavelli_env.env(mask="dense")
+    with pytest.raises(ValueError, match="invalid_action must be"):
+        machiavelli_env.env(invalid_action="ignore")
+    with pytest.raises(TypeError, match="numeric_info"):
+        machiavelli_env.env(numeric_info="yes")
+
+
+def test_options_survive_pickling():
+    e = machiavelli_env.env(mask="flat", numeric_info=True, invalid_action="draw", players=3)
+    f = pickle.loads(pickle.dumps(e))
+    u = f.unwrapped
+    assert (u.mask, u.numeric_info, u.invalid_action, u.rules.players) == ("flat", True, "draw", 3)
+
+
+def test_pettingzoo_state_test_and_benchmark_through_the_adapters(capsys, monkeypatch):
+    pz_state_test(machiavelli_env.env(invalid_action="draw"), 200)
+    # performance_benchmark picks an index of the flat mask: the candidate-play actions
+    import time
+
+    clock = iter(np.arange(0.0, 1000.0, 0.01))  # 500 loop iterations of "time", no wall clock involved
+    monkeypatch.setattr(time, "time", lambda: float(next(clock)))
+    performance_benchmark(CandidatePlays(machiavelli_env.env(numeric_info=True)))
+    assert "turns per second" in capsys.readouterr().out
