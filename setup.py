@@ -1,6 +1,8 @@
 """Builds the C extensions (the oracle's search, the observation encoder); all other metadata lives in
 pyproject.toml."""
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 
 setup(
@@ -8,6 +10,7 @@ setup(
         Extension(
             "machiavelli_env.oracle._dp",
             sources=["machiavelli_env/oracle/_dp.c"],
+            depends=sorted(str(p) for p in Path("machiavelli_env/oracle/csrc").glob("*.[ch]")),
             extra_compile_args=["-O2", "-std=c99"],
         ),
         Extension(

@@ -22,16 +22,14 @@ the answer mapped back; only if that fails too is ``MemoryError`` raised.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..cards import NUM_TYPES
 from ..rules import Rules
 from . import _dp  # type: ignore[attr-defined]
-
-if TYPE_CHECKING:
-    from .api import Play
+from .result import Play, _raise_code
 
 ACE_CODES = {"low": 0, "high": 1, "low_or_high": 2, "both_ends": 3, "wrap": 4}
 
@@ -142,7 +140,7 @@ def _unmirror(res: Any) -> Any:
 #: ``direct_repack(table, play, rules)`` -> melds | ``None`` | ``NotImplemented``.
 direct_best = _dp.best_play
 direct_repack = _dp.repack
-set_play_type = _dp.set_play_type
+_dp.set_play_type(Play)  # the direct entry points build Play answers
 
 
 def decode_melds(encoded: bytes) -> list[list[int]]:
@@ -216,8 +214,6 @@ def solve_bounds(
     min_open_points: int = 0,
 ) -> Play | None:
     """Best ``x`` in ``[lo, hi]`` partitioning into valid melds (see ``api.solve``); ``None`` if none."""
-    from .api import Play, _raise_code
-
     res = raw_solve(lo, hi, weights, rules, need_group, min_open_points)
     if res is None:
         return None

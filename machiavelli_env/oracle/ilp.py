@@ -35,7 +35,7 @@ import numpy as np
 
 from ..cards import JOKER, NUM_RANKS, NUM_SUITS, NUM_TYPES, make_card
 from ..rules import Rules, opening_rank_points
-from .api import Play
+from .result import Play
 
 _HIGHSPY_HINT = "the ILP oracle needs highspy: pip install highspy (the dev extra)"
 

@@ -1,0 +1,134 @@
+/* module.c: The module's remaining functions (melds decoding, statistics, parameters, cache clearing), its
+ * method table and initialisation.
+ * Compiled as part of ../_dp.c (one translation unit, so static functions inline across files). */
+static PyObject *py_melds(PyObject *self, PyObject *arg) {
+    char *buf;
+    Py_ssize_t n;
+    if (PyBytes_AsStringAndSize(arg, &buf, &n) < 0) return NULL;
+    const uint8_t *b = (const uint8_t *)buf;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < n; i += 1 + b[i]) count++;
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    Py_ssize_t i = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        int len = b[i++];
+        if (i + len > n) { Py_DECREF(out); PyErr_SetString(PyExc_ValueError, "_dp: malformed melds"); return NULL; }
+        PyObject *m = PyList_New(len);
+        if (!m) { Py_DECREF(out); return NULL; }
+        for (int j = 0; j < len; j++) PyList_SET_ITEM(m, j, PyLong_FromLong(b[i + j]));
+        PyList_SET_ITEM(out, k, m);
+        i += len;
+    }
+    return out;
+}
+
+static PyObject *py_stats(PyObject *self, PyObject *args) {
+    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states",
+                         last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
+                         "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
+                         "last_relaxation_entries", (Py_ssize_t)us_n, "suit_states", (Py_ssize_t)ss_n,
+                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
+}
+
+static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", NULL};
+    int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
+        mirror_probe = g_mirror_probe;
+    long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
+         crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplp", names, &on, &budget, &force, &memo, &tie, &probe,
+                                     &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
+                                     &mirror_probe))
+        return NULL;
+    g_prune = on;
+    g_budget = budget;
+    g_force = force;
+    g_memo_limit = memo;
+    g_tie = tie;
+    g_probe = probe;
+    g_budget2 = budget2;
+    g_norm = norm;
+    g_alive = alive;
+    g_usj = usj;
+    g_crowd = crowd;
+    g_full = full;
+    g_jcrowd = jcrowd;
+    g_race = race;
+    g_repack_full = repack_full;
+    g_mirror_probe = mirror_probe;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
+                         "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
+                         g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
+                         "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
+                         "mirror_probe", g_mirror_probe);
+}
+
+static PyObject *py_clear(PyObject *self, PyObject *args) {
+    reset_caches();
+    memo_reset();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"solve", py_solve, METH_VARARGS,
+     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers) -> "
+     "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative); counts: x - lo as "
+     "53 int64 in a bytearray; melds: encoded, see melds()"},
+    {"best", py_best, METH_VARARGS,
+     "best(table, hand, weights, ace, max_jokers_per_meld, decks, jokers): solve with lo = table, "
+     "hi = table + hand"},
+    {"by_card", py_by_card, METH_VARARGS,
+     "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
+     "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
+    {"melds", py_melds, METH_O,
+     "melds(encoded) -> list of melds: the arrangement of an answer (bytes: per meld, its length, then "
+     "its card types) as lists of card types"},
+    {"best_play", (PyCFunction)(void (*)(void))py_best_play, METH_FASTCALL,
+     "best_play(table, hand, rules, objective) -> Play | None | NotImplemented: best() for a rules object "
+     "registered with register_rules; NotImplemented for anything the general path should handle"},
+    {"repack", (PyCFunction)(void (*)(void))py_repack, METH_FASTCALL,
+     "repack(table, play, rules) -> list of melds | None | NotImplemented: the arrangement of table + play "
+     "for a registered rules object"},
+    {"weight_row", py_weight_row, METH_O,
+     "weight_row(weights) -> the row of the extension's table of weight vectors holding these 53 weights"},
+    {"register_rules", (PyCFunction)(void (*)(void))py_register_rules, METH_FASTCALL,
+     "register_rules(rules, cards_row, points_row, ace, max_jokers_per_meld, decks, jokers): remember a rules "
+     "object's extension arguments (rows from weight_row), by identity, one per slot of a 512-slot table"},
+    {"set_array_type", py_set_array_type, METH_O,
+     "set_array_type(numpy.ndarray): the only arguments (and subclasses) best_play and repack read directly"},
+    {"set_rules_type", py_set_rules_type, METH_O,
+     "set_rules_type(Rules): the rules class whose objects best_play and repack also recognise by their "
+     "values (ace, max_jokers_per_meld, decks, jokers, points) once a rules object with those values is "
+     "registered"},
+    {"registered", py_registered, METH_O, "registered(rules) -> whether register_rules holds this object"},
+    {"set_play_type", py_set_play_type, METH_O, "set_play_type(Play): the tuple subclass best_play answers with"},
+    {"stats", py_stats, METH_NOARGS,
+     "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe, "
+     "4 repack probe; "
+     "last_probe: its expansions)."},
+    {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
+    {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
+     "set_params(prune, budget, force, memo_limit, tie, probe, budget2) -> current settings. Testing and "
+     "tuning knobs, every one optional: dominance pruning on/off; forward entries before the depth-first "
+     "probe; force 0 automatic, 1 forward only, 2 depth-first only; depth-first memo limit; child order "
+     "(4: most cards to groups first); probe expansions; second forward budget; and norm, alive, usj, crowd, "
+     "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it), jcrowd (the crowd threshold "
+     "with jokers), race, repack_full (expansions of the repack probe, 0: off), mirror_probe (a whole-hand probe "
+     "out of expansions tries the mirrored position next)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
+
+PyMODINIT_FUNC PyInit__dp(void) {
+    s_cards = PyUnicode_InternFromString("cards");
+    s_points = PyUnicode_InternFromString("points");
+    s_ace = PyUnicode_InternFromString("ace");
+    s_mjpm = PyUnicode_InternFromString("max_jokers_per_meld");
+    s_decks = PyUnicode_InternFromString("decks");
+    s_jokers = PyUnicode_InternFromString("jokers");
+    s_pts = s_points;
+    if (!s_cards || !s_points || !s_ace || !s_mjpm || !s_decks || !s_jokers) return NULL;
+    return PyModule_Create(&moddef);
+}
