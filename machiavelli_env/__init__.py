@@ -4,6 +4,16 @@
 :mod:`machiavelli_env.game` the pure engine; :mod:`machiavelli_env.wrappers` the candidate-play
 and single-agent (Gymnasium) wrappers. Environment modules are imported lazily, so the engine
 and the oracle work without PettingZoo.
+
+Importing the package registers the single-agent environment with Gymnasium (the entry point is
+a string, so nothing more is imported until an environment is made)::
+
+    gymnasium.make("Machiavelli-v0")                        # SingleAgentEnv(): card-count actions
+    gymnasium.make("MachiavelliCandidates-v0", players=3)   # SingleAgentEnv(candidates=64, players=3)
+    gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=8)
+
+In a process that has not imported the package, ``gymnasium.make("machiavelli_env:Machiavelli-v0")``
+imports it first.
 """
 
 from __future__ import annotations
@@ -29,7 +39,23 @@ _LAZY = {
     "state_from_json": ("game", "state_from_json"),
 }
 
-__all__ = ["Rules", "__version__", *_LAZY]
+__all__ = ["GYMNASIUM_IDS", "Rules", "__version__", *_LAZY]
+
+#: Gymnasium ids registered on import, with their default keyword arguments.
+GYMNASIUM_IDS: dict[str, dict[str, Any]] = {"Machiavelli-v0": {}, "MachiavelliCandidates-v0": {"candidates": 64}}
+
+
+def _register_gymnasium() -> None:
+    try:
+        from gymnasium.envs.registration import register, registry
+    except ImportError:  # the engine works without Gymnasium
+        return
+    for env_id, kwargs in GYMNASIUM_IDS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point="machiavelli_env.wrappers:SingleAgentEnv", kwargs=dict(kwargs))
+
+
+_register_gymnasium()
 
 
 def __getattr__(name: str) -> Any:

@@ -5,6 +5,12 @@
   them at most, most cards first). The observation gains the candidates' cards and a flat mask:
   ``{"observation": (869,), "candidates": float32 (limit, 53) (counts / copies, zero rows
   padding), "action_mask": int8 (limit + 1,)}``. Still an AEC environment (masked-PPO ready).
+  With ``flatten=True`` the candidates are folded into the observation vector,
+  ``{"observation": float32 (869 + limit * 53,), "action_mask": int8 (limit + 1,)}``, for
+  libraries that pass only ``obs["observation"]`` to the network (Tianshou's ``PettingZooEnv``,
+  RLlib's action-masking module). ``invalid_action="draw"`` turns an index that names no
+  candidate into a draw (the first candidate when drawing is not allowed) instead of a
+  ``ValueError``.
 * :class:`SingleAgentEnv` is a ``gymnasium.Env`` with one learning seat; the other seats are
   played by policies ``callable(observation, legal_plays) -> action`` (an action vector, or an int
   indexing ``[draw] + legal_plays``, or ``None`` to draw). With ``candidates=limit`` its action
@@ -13,11 +19,17 @@
   MaskablePPO. Because Gymnasium samplers ignore masks, an action outside the mask is coerced
   (an index without a candidate becomes a draw, or the first candidate when drawing is not
   allowed; counts are clipped to what may be named) unless ``strict=True``, which raises.
+  ``numeric_info=True`` gives infos of numbers only (event and result as codes of
+  :data:`machiavelli_env.observation.EVENT_NAMES` / ``RESULT_NAMES``). It can be built from one
+  config mapping, ``SingleAgentEnv({"candidates": 64, "players": 3, "opponents": "greedy"})``
+  (RLlib calls ``cls(env_config)``; see :meth:`SingleAgentEnv.from_config`), and is registered
+  with Gymnasium as ``Machiavelli-v0`` (card counts) and ``MachiavelliCandidates-v0``
+  (``candidates=64``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -29,11 +41,12 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from . import game, observation
 from .cards import NUM_TYPES
 from .render import render_text
+from .render_image import render_rgb, show_human
 from .rules import Rules
 
 Policy = Callable[[dict[str, Any], list[np.ndarray]], Any]
 
-__all__ = ["CandidatePlays", "GreedyPolicy", "RandomPolicy", "SingleAgentEnv", "candidate_tensor"]
+__all__ = ["ENV_KEYS", "CandidatePlays", "GreedyPolicy", "RandomPolicy", "SingleAgentEnv", "candidate_tensor"]
 
 
 def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> np.ndarray:
@@ -45,7 +58,12 @@ def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> n
     return out
 
 
-def _candidate_space(limit: int) -> spaces.Dict:
+def _candidate_space(limit: int, flatten: bool = False) -> spaces.Dict:
+    if flatten:
+        return spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (observation.OBS_SIZE + limit * NUM_TYPES,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (limit + 1,), dtype=np.int8),
+        })
     return spaces.Dict({
         "observation": observation.vector_space(),
         "candidates": spaces.Box(0.0, 1.0, (limit, NUM_TYPES), dtype=np.float32),
@@ -64,13 +82,17 @@ class CandidatePlays(BaseWrapper):
     every listed candidate; for the other agents, and once the game is over, it is all zeros.
     """
 
-    def __init__(self, env: AECEnv, limit: int = 64):
+    def __init__(self, env: AECEnv, limit: int = 64, *, flatten: bool = False, invalid_action: str = "raise"):
         super().__init__(env)
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(f"limit must be an integer of at least 1, got {limit!r}")
+        if invalid_action not in ("raise", "draw"):
+            raise ValueError(f"invalid_action must be 'raise' or 'draw', got {invalid_action!r}")
         self.limit = int(limit)
+        self.flatten = bool(flatten)
+        self.invalid_action = invalid_action
         agents = self.env.unwrapped.possible_agents
-        self._obs_spaces = {a: _candidate_space(self.limit) for a in agents}
+        self._obs_spaces = {a: _candidate_space(self.limit, self.flatten) for a in agents}
         self._act_spaces = {a: spaces.Discrete(self.limit + 1) for a in agents}
         self._cache: tuple[Any, str, list[np.ndarray]] = (None, "", [])
 
@@ -102,8 +124,10 @@ class CandidatePlays(BaseWrapper):
             mask[1:1 + len(plays)] = 1
         else:
             plays = []
-        return {"observation": raw["observation"], "candidates": candidate_tensor(plays, base.rules, self.limit),
-                "action_mask": mask}
+        cands = candidate_tensor(plays, base.rules, self.limit)
+        if self.flatten:
+            return {"observation": np.concatenate([raw["observation"], cands.ravel()]), "action_mask": mask}
+        return {"observation": raw["observation"], "candidates": cands, "action_mask": mask}
 
     def decode(self, action: Any, agent: str | None = None) -> np.ndarray:
         """The card-count vector of a candidate index (``ValueError`` when it names no candidate)."""
@@ -124,7 +148,20 @@ class CandidatePlays(BaseWrapper):
         if base.terminations.get(agent) or base.truncations.get(agent):
             self.env.step(action)
             return
-        self.env.step(self.decode(action, agent))
+        try:
+            vec = self.decode(action, agent)
+        except ValueError:
+            if self.invalid_action == "raise":
+                raise
+            vec = self._substitute(agent)
+        self.env.step(vec)
+
+    def _substitute(self, agent: str) -> np.ndarray:
+        """A draw when allowed, else the first candidate (``invalid_action="draw"``)."""
+        base = self.env.unwrapped
+        if base._draw_allowed(base._index(agent)):
+            return np.zeros(NUM_TYPES, dtype=np.int64)
+        return self.candidates(agent)[0].copy()
 
 
 # ---------------------------------------------------------------------------------------------- policies
@@ -155,13 +192,15 @@ class GreedyPolicy:
 class SingleAgentEnv(gymnasium.Env):
     """One learning seat against policy opponents, as a ``gymnasium.Env`` (see the module docstring).
 
-    ``opponents``: one policy per other seat (in seat order), or a single policy for all; default
+    ``opponents``: one policy per other seat (in seat order), or a single policy for all, or the
+    names ``"random"`` / ``"greedy"`` (:class:`RandomPolicy` / :class:`GreedyPolicy`); default
     :class:`RandomPolicy` (reseeded from the environment's seed on every reset, as is any policy
-    with a ``reseed(int)`` method). Rewards are the learner's engine rewards summed over its move
+    with a ``reseed(int)`` method). A mapping as the first argument that names any of these
+    parameters is a whole config (:meth:`from_config`). Rewards are the learner's engine rewards summed over its move
     and the opponents' moves that follow. If a deal ends before the learner moves, reset re-deals.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -172,8 +211,15 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         strict: bool = False,
         opponent_limit: int = 64,
+        numeric_info: bool = False,
         **rule_overrides: Any,
     ):
+        if isinstance(rules, Mapping) and not isinstance(rules, Rules) and set(rules) & set(ENV_KEYS):
+            if learner != "player_0" or opponents is not None or candidates is not None or render_mode is not None \
+                    or strict or opponent_limit != 64 or numeric_info or rule_overrides:
+                raise TypeError("pass either one config mapping or keyword arguments, not both")
+            self.__init__(**_split_config(rules))  # type: ignore[misc]
+            return
         self.rules = Rules.load(rules, **rule_overrides)
         n = self.rules.players
         agents = [f"player_{i}" for i in range(n)]
@@ -186,16 +232,19 @@ class SingleAgentEnv(gymnasium.Env):
         others = [q for q in range(n) if q != self.seat]
         if opponents is None:
             pols: list[Policy] = [RandomPolicy() for _ in others]
-        elif callable(opponents):
-            pols = [opponents] * len(others)
+        elif callable(opponents) or isinstance(opponents, str):
+            pols = [_named_policy(opponents) for _ in others]
         else:
-            pols = list(opponents)
+            pols = [_named_policy(p) for p in opponents]
             if len(pols) != len(others):
                 raise ValueError(f"expected {len(others)} opponent policies, got {len(pols)}")
         self.opponents = dict(zip(others, pols, strict=True))
         self.candidates = candidates
         self.strict = strict
         self.opponent_limit = opponent_limit
+        if not isinstance(numeric_info, bool):
+            raise TypeError(f"numeric_info must be True or False, got {numeric_info!r}")
+        self.numeric_info = numeric_info
         self.render_mode = render_mode
         self.nvec = observation.action_nvec(self.rules)
         if candidates is not None:
@@ -211,6 +260,17 @@ class SingleAgentEnv(gymnasium.Env):
             })
         self.state: game.State | None = None
         self._plays: list[np.ndarray] = []
+        self._render_prev: tuple[game.State, np.ndarray] | None = None  # the last move, for render()
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> SingleAgentEnv:
+        """An environment from one mapping: the constructor's parameters (:data:`ENV_KEYS`) by name,
+        ``rules`` the rules spec (default ``"classic"``), every other key a rules field override.
+        ``SingleAgentEnv.from_config({"candidates": 64, "players": 3})`` is
+        ``SingleAgentEnv("classic", candidates=64, players=3)``; an empty mapping is the defaults."""
+        if not isinstance(config, Mapping):
+            raise TypeError(f"config must be a mapping, got {type(config).__name__}")
+        return cls(**_split_config(config))
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -220,6 +280,7 @@ class SingleAgentEnv(gymnasium.Env):
                 pol.reseed(int(self.np_random.integers(0, 2**63 - 1)))
         for _ in range(100):
             self.state = game.new_game(self.rules, int(self.np_random.integers(0, 2**63 - 1)))
+            self._render_prev = None
             self._advance()
             if not self.state.done:
                 break
@@ -230,6 +291,7 @@ class SingleAgentEnv(gymnasium.Env):
         if s.done:
             raise RuntimeError("the episode is over; call reset()")
         vec = self._decode(action)
+        self._render_prev = (s, vec)
         self.state = game.step(s, vec)
         reward = float(self.state.rewards[self.seat])
         reward += self._advance()
@@ -239,13 +301,18 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         return obs, reward, bool(s.done and not s.truncated), bool(s.truncated), self._info()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the text; ``"rgb_array"``: an (H, W, 3) uint8 picture with the learner's hand
+        face up; ``"human"``: that picture in a window when pygame and a display are there, else the text."""
         if self.state is None or self.render_mode is None:
             return None
-        text = render_text(self.state, color=True)
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return render_text(self.state, color=True)
+        prev, action = self._render_prev or (None, None)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.state, prev, action, viewer=self.seat)
+        if not show_human(self.state, prev, action):
+            print(render_text(self.state, color=True))
         return None
 
     def action_masks(self) -> np.ndarray:
@@ -273,7 +340,9 @@ class SingleAgentEnv(gymnasium.Env):
             q = s.current
             obs = observation.observe(s, q)
             plays = game.legal_plays(s, q, self.opponent_limit)
-            s = game.step(s, _policy_action(self.opponents[q](obs, plays), plays))
+            act = _policy_action(self.opponents[q](obs, plays), plays)
+            self._render_prev = (s, act)
+            s = game.step(s, act)
             reward += float(s.rewards[self.seat])
         self.state = s
         self._plays = self.legal_plays() if self.candidates is not None else []
@@ -305,6 +374,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         s = self._require()
+        if self.numeric_info:
+            return {"event": observation.event_code(s.event), "turn": s.turn,
+                    "result": observation.RESULT_CODES[s.result]}
         return {"event": s.event, "turn": s.turn, "result": s.result}
 
     def _decode(self, action: Any) -> np.ndarray:
@@ -330,6 +402,28 @@ class SingleAgentEnv(gymnasium.Env):
         if not vec.any() and not self._draw_ok():
             vec = game.legal_plays(s, self.seat, 1)[0]
         return vec
+
+
+#: The parameters of :class:`SingleAgentEnv` a config mapping may name (every other key is a rules field).
+ENV_KEYS = ("rules", "learner", "opponents", "candidates", "render_mode", "strict", "opponent_limit", "numeric_info")
+_POLICIES: dict[str, Callable[[], Policy]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
+
+
+def _split_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    kwargs = {k: v for k, v in config.items() if k in ENV_KEYS}
+    kwargs.setdefault("rules", "classic")
+    kwargs.update({k: v for k, v in config.items() if k not in ENV_KEYS})
+    return kwargs
+
+
+def _named_policy(policy: Any) -> Policy:
+    if isinstance(policy, str):
+        if policy not in _POLICIES:
+            raise ValueError(f"unknown opponent {policy!r} (names: {', '.join(_POLICIES)}; or pass a callable)")
+        return _POLICIES[policy]()
+    if not callable(policy):
+        raise TypeError(f"an opponent must be a callable policy or a name, got {policy!r}")
+    return policy
 
 
 def _policy_action(action: Any, plays: list[np.ndarray]) -> np.ndarray:

@@ -14,7 +14,7 @@ from pettingzoo.test.state_test import test_state as pz_state_test
 import machiavelli_env
 from machiavelli_env import observation
 from machiavelli_env.cards import NUM_TYPES
-from machiavelli_env.wrappers import CandidatePlays
+from machiavelli_env.wrappers import CandidatePlays, SingleAgentEnv
 
 
 def _walk(e, steps: int, seed: int = 0):
@@ -146,3 +146,122 @@ def test_pettingzoo_state_test_and_benchmark_through_the_adapters(capsys, monkey
     monkeypatch.setattr(time, "time", lambda: float(next(clock)))
     performance_benchmark(CandidatePlays(machiavelli_env.env(numeric_info=True)))
     assert "turns per second" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------- CandidatePlays
+def test_candidate_plays_flatten_folds_the_candidates_in():
+    plain = CandidatePlays(machiavelli_env.env(), limit=8)
+    flat = CandidatePlays(machiavelli_env.env(), limit=8, flatten=True)
+    space = flat.observation_space("player_0")
+    assert set(space.spaces) == {"observation", "action_mask"}
+    assert space["observation"].shape == (observation.OBS_SIZE + 8 * NUM_TYPES,)
+    for e in (plain, flat):
+        e.reset(seed=11)
+    rng = np.random.default_rng(0)
+    nonzero_cands = 0
+    for _ in range(200):
+        a_obs, *_, term, trunc, _ = plain.last()
+        b_obs, *_ = flat.last()
+        if term or trunc:
+            break
+        np.testing.assert_array_equal(b_obs["observation"][:observation.OBS_SIZE], a_obs["observation"])
+        np.testing.assert_array_equal(b_obs["observation"][observation.OBS_SIZE:], a_obs["candidates"].ravel())
+        np.testing.assert_array_equal(b_obs["action_mask"], a_obs["action_mask"])
+        assert space.contains(b_obs)
+        nonzero_cands += int(a_obs["candidates"].any())
+        action = int(rng.choice(np.flatnonzero(a_obs["action_mask"])))
+        plain.step(action)
+        flat.step(action)
+    assert nonzero_cands > 0
+    api_test(CandidatePlays(machiavelli_env.env(), limit=8, flatten=True), num_cycles=100)
+
+
+def test_candidate_plays_invalid_action_modes():
+    e = CandidatePlays(machiavelli_env.env(), limit=4)
+    e.reset(seed=2)
+    n = len(e.candidates())
+    with pytest.raises(ValueError, match="names no candidate"):
+        e.step(n + 1 if n < 4 else 99)
+    loose = CandidatePlays(machiavelli_env.env(), limit=4, invalid_action="draw")
+    loose.reset(seed=2)
+    loose.step(99)
+    assert loose.unwrapped.game_state.event == "draw"
+    with pytest.raises(ValueError, match="invalid_action"):
+        CandidatePlays(machiavelli_env.env(), invalid_action="skip")
+    with pytest.raises(ValueError, match="limit"):
+        CandidatePlays(machiavelli_env.env(), limit=0)
+
+
+# ---------------------------------------------------------------------------------------------- SingleAgentEnv
+def test_single_agent_env_from_one_config_mapping():
+    cfg = {"candidates": 16, "players": 3, "opponents": "greedy", "numeric_info": True, "rules": "classic"}
+    a = SingleAgentEnv(cfg)
+    b = SingleAgentEnv.from_config(cfg)
+    c = SingleAgentEnv("classic", candidates=16, players=3, opponents="greedy", numeric_info=True)
+    for e in (a, b, c):
+        assert e.rules == c.rules and e.candidates == 16 and e.numeric_info
+        assert all(type(p).__name__ == "GreedyPolicy" for p in e.opponents.values())
+    oa, ia = a.reset(seed=4)
+    oc, ic = c.reset(seed=4)
+    np.testing.assert_array_equal(oa["observation"], oc["observation"])
+    assert ia == ic and all(isinstance(v, int) for v in ia.values())
+    # a mapping of rules fields only is still a rules spec, as before; an empty one is the defaults
+    assert SingleAgentEnv({"players": 4}).rules.players == 4
+    assert SingleAgentEnv({}).rules.to_dict() | {"name": ""} == SingleAgentEnv().rules.to_dict() | {"name": ""}
+    with pytest.raises(TypeError, match="not both"):
+        SingleAgentEnv({"candidates": 8}, candidates=8)
+    with pytest.raises(ValueError, match="unknown opponent"):
+        SingleAgentEnv({"opponents": "genius"})
+    with pytest.raises(ValueError, match="unknown rules field"):
+        SingleAgentEnv({"candidates": 8, "playerz": 3})
+
+
+def test_single_agent_numeric_info_decodes():
+    e = SingleAgentEnv(candidates=8, numeric_info=True)
+    t = SingleAgentEnv(candidates=8)
+    oe, ie = e.reset(seed=7)
+    ot, it = t.reset(seed=7)
+    for _ in range(300):
+        assert observation.EVENT_NAMES[ie["event"]] == it["event"]
+        assert observation.RESULT_NAMES[ie["result"]] == it["result"]
+        a = int(np.flatnonzero(oe["action_mask"])[-1])
+        oe, _, te, tre, ie = e.step(a)
+        ot, _, tt, trt, it = t.step(a)
+        if te or tre:
+            assert observation.RESULT_NAMES[ie["result"]] == it["result"] != ""
+            oe, ie = e.reset()
+            ot, it = t.reset()
+
+
+# ---------------------------------------------------------------------------------------------- Gymnasium registry
+def test_gymnasium_registry_make_and_make_vec():
+    from gymnasium.utils.env_checker import check_env
+
+    for env_id, kwargs in machiavelli_env.GYMNASIUM_IDS.items():
+        spec = gymnasium.spec(env_id)
+        assert spec.entry_point == "machiavelli_env.wrappers:SingleAgentEnv" and spec.kwargs == kwargs
+    e = gymnasium.make("MachiavelliCandidates-v0", players=3)
+    assert e.unwrapped.rules.players == 3 and e.unwrapped.candidates == 64
+    check_env(e.unwrapped, skip_render_check=True)
+    raw = gymnasium.make("Machiavelli-v0")
+    assert isinstance(raw.action_space, gymnasium.spaces.MultiDiscrete)
+    v = gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=2, vectorization_mode="sync")
+    obs, _ = v.reset(seed=0)
+    assert obs["action_mask"].shape == (2, 65) and obs["candidates"].shape == (2, 64, NUM_TYPES)
+    obs, *_ = v.step(np.zeros(2, dtype=np.int64))
+    v.close()
+
+
+def test_import_registers_without_importing_the_env_modules():
+    import subprocess
+    import sys
+
+    code = ("import sys, machiavelli_env, gymnasium; "
+            "assert 'Machiavelli-v0' in gymnasium.registry; "
+            "heavy = [m for m in ('machiavelli_env.wrappers', 'machiavelli_env.env', 'pettingzoo', 'torch') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    code = "import gymnasium; e = gymnasium.make('machiavelli_env:MachiavelliCandidates-v0'); print(e.spec.id)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "MachiavelliCandidates-v0"
