@@ -54,6 +54,7 @@ from pettingzoo.utils import wrappers
 from . import game, observation
 from .cards import card_name, format_cards
 from .render import render_text
+from .render_image import close_window, render_rgb, show_human
 from .rules import Rules
 
 __all__ = ["env", "raw_env"]
@@ -101,7 +102,7 @@ class raw_env(AECEnv, EzPickle):
     metadata = {
         "name": "machiavelli_v0",
         "is_parallelizable": False,
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 1,
     }
 
@@ -176,6 +177,7 @@ class raw_env(AECEnv, EzPickle):
         if state.rules.to_dict() | {"name": ""} != self.rules.to_dict() | {"name": ""}:
             raise ValueError("the state was made under different rules than this environment")
         self._state = state
+        self._render_prev: tuple[game.State, Any] | None = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -212,6 +214,7 @@ class raw_env(AECEnv, EzPickle):
                 raise
             new = game.step(self._state, self._substitute())
         self._cumulative_rewards[agent] = 0.0
+        self._render_prev = (self._state, action)  # the last move, for render()
         self._state = new
         self._sync()
         self._accumulate_rewards()
@@ -255,7 +258,9 @@ class raw_env(AECEnv, EzPickle):
         """The full state as a float32 vector for centralised critics (:func:`observation.state_vector`)."""
         return observation.state_vector(self._require_state())
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the text; ``"rgb_array"``: an (H, W, 3) uint8 picture (Pillow); ``"human"``: the
+        picture in a window when pygame and a display are there, else the text printed."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
@@ -263,11 +268,16 @@ class raw_env(AECEnv, EzPickle):
             return None
         if self.render_mode == "ansi":
             return render_text(self._state, color=True)
-        print(render_text(self._state, color=True))
+        prev, action = self._render_prev or (None, None)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._state, prev, action)
+        if not show_human(self._state, prev, action):
+            print(render_text(self._state, color=True))
         return None
 
     def close(self) -> None:
-        pass
+        if self.render_mode == "human":
+            close_window()
 
     # ------------------------------------------------------------------ inspection and search
     def _require_state(self) -> game.State:

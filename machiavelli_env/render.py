@@ -1,11 +1,17 @@
-"""Text rendering of a game state: suit symbols, hearts and diamonds in red (ANSI colours)."""
+"""Text rendering of a game state (suit symbols, hearts and diamonds in red, ANSI colours) and
+:func:`last_move`, what one transition did (shared by the image renderer and the replay viewer)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from .cards import JOKER, card_name, from_counts, rank_of, sort_key, suit_of
-from .game import ACTION_NAMES, State
+import numpy as np
+
+from .cards import JOKER, NUM_TYPES, card_name, from_counts, rank_of, sort_key, suit_of
+from .game import ACTION_NAMES, State, check_action
 
 RED, BOLD, DIM, RESET = "\x1b[31m", "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
@@ -75,3 +81,103 @@ def render_text(state: State, color: bool = True, show_hands: bool = True) -> st
             line += ": known " + cards_text(from_counts(state.known[p]), color)
         out.append(line)
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------- the last move
+@dataclass(frozen=True)
+class Move:
+    """What one transition did, as shown by the image renderer and the HTML replay viewer.
+
+    ``player``: who moved (-1 for a fresh deal); ``kind``: ``"deal"``, ``"play"``, ``"failed"``,
+    ``"draw"`` or ``"pass"``; ``cards``: the cards laid down (a play) or tried (a failed play),
+    display-sorted; ``added``: count vector of the cards new on the table; ``new_melds``: indices
+    into ``after.melds`` of the melds that were not on the table before (formed by this move);
+    ``broken``: the melds of ``before`` that are no longer on the table (broken up and re-formed);
+    ``drawn``: cards taken from the stock; ``ended``: the move ended a game (``after`` may then be
+    the next deal of a match); ``event``: the engine's event string.
+    """
+
+    player: int
+    kind: str
+    cards: tuple[int, ...] = ()
+    added: np.ndarray = field(default_factory=lambda: np.zeros(NUM_TYPES, dtype=np.int64))
+    new_melds: tuple[int, ...] = ()
+    broken: tuple[tuple[int, ...], ...] = ()
+    drawn: int = 0
+    ended: bool = False
+    event: str = "deal"
+
+
+def last_move(before: State | None, after: State, action: Any = None) -> Move:
+    """The :class:`Move` that led from ``before`` to ``after`` (``before`` None: the deal).
+
+    ``action`` (the action passed to :func:`game.step`, any form it accepts) names the cards of a
+    failed play; without it they are read from the cards it revealed (``known``).
+    """
+    if before is None or after.turn == before.turn and after.game == before.game:
+        return Move(player=-1, kind="deal", event=after.event)
+    p = before.current
+    kind = after.event.split(":")[0]
+    ended = ":" in after.event
+    same_deal = after.game == before.game
+    counts = None
+    if action is not None and kind in ("play", "failed"):
+        try:
+            counts = check_action(before, action)
+        except ValueError:
+            counts = None
+    if counts is None and kind == "play" and same_deal:
+        counts = after.table - before.table
+    if counts is None and kind == "failed":
+        counts = np.maximum(after.known[p] - before.known[p], 0) if same_deal else np.zeros(NUM_TYPES, np.int64)
+    cards = tuple(sorted(from_counts(counts), key=sort_key)) if counts is not None else ()
+    if not same_deal:
+        return Move(player=p, kind=kind, cards=cards, ended=True, event=after.event)
+    added = np.maximum(after.table - before.table, 0)
+    drawn = int(before.stock.size - after.stock.size)
+    new_idx: tuple[int, ...] = ()
+    broken: tuple[tuple[int, ...], ...] = ()
+    if kind == "play":
+        old = Counter(tuple(sorted(m)) for m in before.melds)
+        for i, m in enumerate(after.melds):
+            key = tuple(sorted(m))
+            if old[key] > 0:
+                old[key] -= 1
+            else:
+                new_idx += (i,)
+        broken = tuple(tuple(meld_order(m)) for m, k in old.items() for _ in range(k))
+    return Move(player=p, kind=kind, cards=cards, added=added, new_melds=new_idx, broken=broken, drawn=drawn,
+                ended=ended, event=after.event)
+
+
+def move_text(move: Move, names: Sequence[str] | None = None, color: bool = False, symbols: bool = True) -> str:
+    """One line describing ``move`` (``names``: a label per seat, default ``player_i``; ``symbols``:
+    suits as ``♠♥♦♣``, else letters)."""
+    if move.player < 0:
+        return "the deal"
+    who = names[move.player] if names else f"player_{move.player}"
+    if symbols:
+        cards = cards_text(move.cards, color, sort=False)
+    else:
+        cards = " ".join(card_name(c) for c in move.cards) or "-"
+    if move.kind == "play":
+        text = f"{who} plays {cards}"
+        if move.broken:
+            n_new = len(move.new_melds)
+            text += (f"; {len(move.broken)} meld{'s' * (len(move.broken) != 1)} broken up and re-formed into "
+                     f"{n_new} meld{'s' * (n_new != 1)}")
+        elif move.new_melds:
+            text += f"; {len(move.new_melds)} new meld{'s' * (len(move.new_melds) != 1)}"
+    elif move.kind == "failed":
+        text = f"{who} tries {cards}: no valid table; the cards are shown and {move.drawn} penalty card" + (
+            "s" * (move.drawn != 1) + " drawn")
+    elif move.kind == "draw":
+        text = f"{who} draws {move.drawn} card" + "s" * (move.drawn != 1)
+    elif move.kind == "pass":
+        text = f"{who} passes (stock empty)"
+    else:
+        text = f"{who}: {move.kind}"
+    if move.ended:
+        rest = move.event.split(":")[1:]
+        text += " -> " + " ".join(r.replace("_", " ") for r in rest)
+    return text

@@ -53,7 +53,7 @@ def test_metadata_and_agents():
     e = machiavelli_env.env(players=3)
     assert e.metadata["name"] == "machiavelli_v0"
     assert e.metadata["is_parallelizable"] is False
-    assert set(e.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(e.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     e.reset(seed=0)
     assert e.possible_agents == ["player_0", "player_1", "player_2"] == e.agents
     assert isinstance(e.unwrapped, machiavelli_env.raw_env)
@@ -254,8 +254,8 @@ def test_render_modes():
     h = machiavelli_env.env(render_mode="human")
     h.reset(seed=0)
     assert h.render() is None
-    with pytest.raises(ValueError):
-        machiavelli_env.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode"):
+        machiavelli_env.env(render_mode="rgb")
 
 
 _MODULE_IMPORT = """
