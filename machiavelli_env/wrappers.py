@@ -8,7 +8,8 @@
   With ``flatten=True`` the candidates are folded into the observation vector,
   ``{"observation": float32 (869 + limit * 53,), "action_mask": int8 (limit + 1,)}``, for
   libraries that pass only ``obs["observation"]`` to the network (Tianshou's ``PettingZooEnv``,
-  RLlib's action-masking module). ``invalid_action="draw"`` turns an index that names no
+  RLlib's action-masking module, which wants the key ``observation_key="observations"``).
+  ``invalid_action="draw"`` turns an index that names no
   candidate into a draw (the first candidate when drawing is not allowed) instead of a
   ``ValueError``.
 * :class:`SingleAgentEnv` is a ``gymnasium.Env`` with one learning seat; the other seats are
@@ -46,7 +47,8 @@ from .rules import Rules
 
 Policy = Callable[[dict[str, Any], list[np.ndarray]], Any]
 
-__all__ = ["ENV_KEYS", "CandidatePlays", "GreedyPolicy", "RandomPolicy", "SingleAgentEnv", "candidate_tensor"]
+__all__ = ["ENV_KEYS", "CandidatePlays", "GreedyPolicy", "RandomPolicy", "SingleAgentEnv", "candidate_observation",
+           "candidate_tensor"]
 
 
 def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> np.ndarray:
@@ -58,14 +60,28 @@ def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> n
     return out
 
 
-def _candidate_space(limit: int, flatten: bool = False) -> spaces.Dict:
+def candidate_observation(
+    obs_vector: np.ndarray, plays: Sequence[np.ndarray], rules: Rules, limit: int, draw_allowed: bool, *,
+    flatten: bool = False, observation_key: str = "observation",
+) -> dict[str, np.ndarray]:
+    """The :class:`CandidatePlays` observation of a player to move, from its observation vector and candidates."""
+    mask = np.zeros(limit + 1, dtype=np.int8)
+    mask[0] = draw_allowed
+    mask[1:1 + min(len(plays), limit)] = 1
+    cands = candidate_tensor(plays, rules, limit)
+    if flatten:
+        return {observation_key: np.concatenate([obs_vector, cands.ravel()]), "action_mask": mask}
+    return {observation_key: obs_vector, "candidates": cands, "action_mask": mask}
+
+
+def _candidate_space(limit: int, flatten: bool = False, observation_key: str = "observation") -> spaces.Dict:
     if flatten:
         return spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (observation.OBS_SIZE + limit * NUM_TYPES,), dtype=np.float32),
+            observation_key: spaces.Box(0.0, 1.0, (observation.OBS_SIZE + limit * NUM_TYPES,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (limit + 1,), dtype=np.int8),
         })
     return spaces.Dict({
-        "observation": observation.vector_space(),
+        observation_key: observation.vector_space(),
         "candidates": spaces.Box(0.0, 1.0, (limit, NUM_TYPES), dtype=np.float32),
         "action_mask": spaces.Box(0, 1, (limit + 1,), dtype=np.int8),
     })
@@ -82,7 +98,8 @@ class CandidatePlays(BaseWrapper):
     every listed candidate; for the other agents, and once the game is over, it is all zeros.
     """
 
-    def __init__(self, env: AECEnv, limit: int = 64, *, flatten: bool = False, invalid_action: str = "raise"):
+    def __init__(self, env: AECEnv, limit: int = 64, *, flatten: bool = False, invalid_action: str = "raise",
+                 observation_key: str = "observation"):
         super().__init__(env)
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
             raise ValueError(f"limit must be an integer of at least 1, got {limit!r}")
@@ -91,8 +108,12 @@ class CandidatePlays(BaseWrapper):
         self.limit = int(limit)
         self.flatten = bool(flatten)
         self.invalid_action = invalid_action
+        if observation_key in ("candidates", "action_mask") or not isinstance(observation_key, str):
+            raise ValueError(f"observation_key must be a string other than 'candidates' and 'action_mask', "
+                             f"got {observation_key!r}")
+        self.observation_key = observation_key
         agents = self.env.unwrapped.possible_agents
-        self._obs_spaces = {a: _candidate_space(self.limit, self.flatten) for a in agents}
+        self._obs_spaces = {a: _candidate_space(self.limit, self.flatten, observation_key) for a in agents}
         self._act_spaces = {a: spaces.Discrete(self.limit + 1) for a in agents}
         self._cache: tuple[Any, str, list[np.ndarray]] = (None, "", [])
 
@@ -116,18 +137,13 @@ class CandidatePlays(BaseWrapper):
     def observe(self, agent: str) -> dict[str, Any]:
         raw = self.env.observe(agent)
         base = self.env.unwrapped
-        mask = np.zeros(self.limit + 1, dtype=np.int8)
         state = base.game_state
         if agent == base.agent_selection and not state.done:
-            plays = self.candidates(agent)
-            mask[0] = _draw_allowed(raw["observation"])
-            mask[1:1 + len(plays)] = 1
+            plays, draw = self.candidates(agent), _draw_allowed(raw["observation"])
         else:
-            plays = []
-        cands = candidate_tensor(plays, base.rules, self.limit)
-        if self.flatten:
-            return {"observation": np.concatenate([raw["observation"], cands.ravel()]), "action_mask": mask}
-        return {"observation": raw["observation"], "candidates": cands, "action_mask": mask}
+            plays, draw = [], False
+        return candidate_observation(raw["observation"], plays, base.rules, self.limit, draw, flatten=self.flatten,
+                                     observation_key=self.observation_key)
 
     def decode(self, action: Any, agent: str | None = None) -> np.ndarray:
         """The card-count vector of a candidate index (``ValueError`` when it names no candidate)."""

@@ -265,3 +265,30 @@ def test_import_registers_without_importing_the_env_modules():
     code = "import gymnasium; e = gymnasium.make('machiavelli_env:MachiavelliCandidates-v0'); print(e.spec.id)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "MachiavelliCandidates-v0"
+
+
+# ---------------------------------------------------------------------------------------------- arena interop
+def test_candidate_agent_sees_what_candidate_plays_shows():
+    from machiavelli_env.agents.base import turn_from_state
+    from machiavelli_env.agents.interop import CandidateAgent, win_rate
+
+    for flatten, key in ((False, "observation"), (True, "observations")):
+        e = CandidatePlays(machiavelli_env.env(), limit=8, flatten=flatten, observation_key=key)
+        agent = CandidateAgent(lambda obs: 0, limit=8, flatten=flatten, observation_key=key)
+        e.reset(seed=21)
+        for _ in range(60):
+            obs, *_, term, trunc, _ = e.last()
+            if term or trunc:
+                break
+            mine, plays = agent.observe(turn_from_state(e.unwrapped.game_state, limit=8))
+            assert set(mine) == set(obs) and key in obs
+            for k in obs:
+                np.testing.assert_array_equal(mine[k], obs[k])
+            e.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    rules = machiavelli_env.Rules.load("classic")
+    greedy = CandidateAgent(lambda obs: 1 if obs["action_mask"][1] else 0, limit=8, name="first")
+    res = win_rate(greedy, rules, "random", games=8, seed=3)
+    assert res["games"] == 8 and 0 <= res["wins"] <= 8 and res == win_rate(greedy, rules, "random", games=8, seed=3)
+    bad = CandidateAgent(lambda obs: 8, limit=8)
+    with pytest.raises(ValueError, match="not allowed"):
+        win_rate(bad, rules, "random", games=2, seed=0)
