@@ -103,7 +103,7 @@ class HoarderAgent(PatientAgent):
 
     Every card drawn is one more card to build with, and the table only grows while the opponents
     play, so sooner or later the hand and the table repack into melds together. Under the classic
-    rules this beats the other baselines by a wide margin (README, "Agents and evaluation"); it is
+    rules this beats the other baselines by a wide margin (docs/RESULTS.md, "Agents"); it is
     the simplest bot a learned policy must beat.
     """
 
