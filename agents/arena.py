@@ -122,7 +122,7 @@ def replay_states(record: dict[str, Any]) -> list[game.State]:
     """
     if record.get("env") != ENV_ID:
         raise ValueError(f"record is for env {record.get('env')!r}, this is {ENV_ID}")
-    state = game.new_game(Rules.load(record["rules"]), int(record["seed"]))
+    state = game.new_game(Rules.from_data(record["rules"]), int(record["seed"]))
     states = [state]
     for i, move in enumerate(record["moves"]):
         if state.done or move["player"] != state.current:

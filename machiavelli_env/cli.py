@@ -37,6 +37,7 @@ from .cards import (
     rank_of,
     suit_of,
 )
+from .records import dumps, printable, read_jsonl
 from .rules import Rules, RulesError
 
 __all__ = [
@@ -220,8 +221,10 @@ def _counts(cards: str | Sequence[Any], what: str) -> np.ndarray:
             except CardError:
                 bad.append(repr(item))
         if bad:
+            more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+            shown = ", ".join(printable(b, 40) for b in bad[:10])
             raise CardError(
-                f"{what}: not a card: {', '.join(bad)} (use e.g. '10H QS AS JK'; suits S H D C or symbols)"
+                f"{what}: not a card: {shown}{more} (use e.g. '10H QS AS JK'; suits S H D C or symbols)"
             ) from None
     return np.bincount(np.asarray(idx, dtype=np.int64), minlength=NUM_TYPES)
 
@@ -290,33 +293,38 @@ def _played_names(counts: np.ndarray, symbols: bool) -> list[str]:
 
 
 class _RulesCache:
-    """Rules parsed once per distinct spec (a rules dict, or a preset name / path / JSON string).
+    """Rules given as data (:meth:`Rules.from_data`), parsed once per distinct spec.
 
-    ``Rules.from_dict`` validates every field, which costs more than a dict lookup; a batch
-    usually repeats a handful of rule sets, so a small FIFO-bounded cache suffices.
+    ``Rules.from_data`` validates every field, which costs more than a dict lookup; a batch
+    usually repeats a handful of rule sets, so a small FIFO-bounded cache suffices. Keys are
+    type-exact (``1``, ``1.0`` and ``true`` are three keys), so an answer never depends on which
+    lines came before. ``default`` answers lines without ``rules``.
     """
 
-    def __init__(self, limit: int = 256) -> None:
+    def __init__(self, limit: int = 256, default: Rules | None = None) -> None:
         self._cache: dict[Any, Rules] = {}
         self._limit = limit
+        self._default = default
 
     def get(self, spec: Any) -> Rules:
         if spec is None:
+            if self._default is not None:
+                return self._default
             spec = "classic"
         key: Any
         if isinstance(spec, dict):
-            try:  # the dict's items as a key (cheaper than its JSON); JSON for odd (unhashable) values
-                key = tuple(sorted(spec.items()))
+            try:  # the items with their types as a key (cheaper than JSON); JSON for unhashable values
+                key = tuple(sorted((k, type(v), v) for k, v in spec.items()))
                 hash(key)
             except TypeError:
-                key = json.dumps(spec, sort_keys=True)
+                key = ("json", json.dumps(spec, sort_keys=True, default=repr))
         elif isinstance(spec, str):
             key = spec
         else:
             raise RulesError(f"rules must be an object of rules fields or a preset name, got {type(spec).__name__}")
         rules = self._cache.get(key)
         if rules is None:
-            rules = Rules.load(spec)
+            rules = Rules.from_data(spec)
             if len(self._cache) >= self._limit:
                 self._cache.pop(next(iter(self._cache)))
             self._cache[key] = rules
@@ -351,21 +359,23 @@ def run_solve(args: argparse.Namespace) -> int:
     if args.batch is not None:
         if args.table:
             raise UsageError("--batch takes the tables from the file; do not give --table")
-        parse_rules_arg(args.rules)  # the default for lines without "rules": fail early when bad
+        default_rules = parse_rules_arg(args.rules)  # for lines without "rules": fail early when bad
         if args.batch == "-":
-            stream: IO[str] = sys.stdin
+            stream: IO[bytes] | IO[str] = getattr(sys.stdin, "buffer", sys.stdin)
         else:
             try:
-                stream = open(args.batch, encoding="utf-8")  # noqa: SIM115 - closed below
+                stream = open(args.batch, "rb")  # noqa: SIM115 - closed below
             except OSError as exc:
-                raise UsageError(f"--batch: cannot read {args.batch}: {exc.strerror or exc}") from None
+                raise UsageError(
+                    f"--batch: cannot read {printable(args.batch, 200)}: {exc.strerror or type(exc).__name__}"
+                ) from None
         try:
             api = _oracle()
             return solve_batch(
-                stream, api, default_rules=args.rules, default_objective=args.objective, symbols=args.symbols
+                stream, api, default_rules=default_rules, default_objective=args.objective, symbols=args.symbols
             )
         finally:
-            if stream is not sys.stdin:
+            if args.batch != "-":
                 stream.close()
 
     if args.hand is None and args.play is None:
@@ -424,10 +434,10 @@ def run_solve(args: argparse.Namespace) -> int:
 
 
 def solve_batch(
-    stream: Iterable[str],
+    stream: IO[bytes] | IO[str] | Iterable[str | bytes],
     api: Any,
     *,
-    default_rules: str = "classic",
+    default_rules: str | Rules = "classic",
     default_objective: str = "cards",
     symbols: bool = False,
 ) -> int:
@@ -437,21 +447,30 @@ def solve_batch(
     ``{"id", "value", "play", "melds", "us"}``; or ``{"id", "rules", "table", "play"}``
     (feasibility; a ``hand``, if also given, must hold the play), answered ``{"id", "feasible",
     "melds", "us"}`` with ``melds`` null for a failed play. ``rules`` is an object of RULES.md
-    fields (missing ones take the classic value) or a preset name, default ``default_rules``;
-    ``objective`` is ``cards`` or ``points``, default ``default_objective``; cards are lists of
-    names (or one space-separated string). ``us`` times the oracle call alone, in microseconds.
-    A bad line is answered ``{"id", "error"}`` and the batch goes on; other keys are ignored.
-    For speed the table is not checked on its own: a table that cannot be arranged is reported
-    (as an error) only when the question has no answer otherwise.
+    fields (missing ones take the classic value) or a preset name, never a file (rules given as
+    data are read with :meth:`Rules.from_data`), default ``default_rules`` (a ``Rules``, or
+    anything ``--rules`` takes); ``objective`` is ``cards`` or ``points``, default
+    ``default_objective``; cards are lists of names (or one space-separated string). ``us``
+    times the oracle call alone, in microseconds.
+
+    The input is untrusted: it is read as bytes by :func:`machiavelli_env.records.read_jsonl`
+    (``stream`` a binary or text stream, or an iterable of lines). A bad line (not UTF-8, not
+    strict JSON, nested too deep, a wrong field, anything the oracle rejects, even an
+    exception of the oracle itself) is answered ``{"id", "error"}`` and the batch goes on;
+    other keys are ignored. Every answer is one line of valid JSON. For speed the table is not
+    checked on its own: a table that cannot be arranged is reported (as an error) only when the
+    question has no answer otherwise.
     """
-    rules_cache = _RulesCache()
+    default = default_rules if isinstance(default_rules, Rules) else parse_rules_arg(default_rules)
+    rules_cache = _RulesCache(default=default)
     write = sys.stdout.write
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
     try:
-        for line in stream:
-            if line.strip():
-                answer = _batch_answer(line, api, rules_cache, default_rules, default_objective, symbols)
-                write(dumps(answer) + "\n")
+        for line in read_jsonl(stream):
+            if line.error is not None:
+                answer: dict[str, Any] = {"id": None, "error": line.error}
+            else:
+                answer = _batch_answer(line.value, api, rules_cache, default_objective, symbols)
+            write(dumps(answer) + "\n")
     finally:
         sys.stdout.flush()
     return 0
@@ -463,19 +482,14 @@ _LINE_ERRORS = (ValueError, TypeError)
 
 
 def _batch_answer(
-    line: str, api: Any, rules_cache: _RulesCache, default_rules: str, default_objective: str, symbols: bool
+    q: Any, api: Any, rules_cache: _RulesCache, default_objective: str, symbols: bool
 ) -> dict[str, Any]:
-    """The answer object of one batch line (an ``error`` object when the line is bad)."""
-    qid = None
+    """The answer object of one parsed batch line (an ``error`` object when the line is bad)."""
+    if not isinstance(q, dict):
+        return {"id": None, "error": f"a line must be a JSON object, got {_json_type(q)}"}
+    qid = q.get("id")
     try:
-        try:
-            q = json.loads(line)
-        except json.JSONDecodeError as exc:
-            return {"id": None, "error": f"bad JSON: {exc}"}
-        if not isinstance(q, dict):
-            return {"id": None, "error": f"a line must be a JSON object, got {type(q).__name__}"}
-        qid = q.get("id")
-        rules = rules_cache.get(q.get("rules", default_rules))
+        rules = rules_cache.get(q.get("rules"))
         if "table" not in q:
             return {"id": qid, "error": "missing field 'table' (a list of cards; [] for an empty table)"}
         table = _counts(q["table"], "table")
@@ -504,7 +518,7 @@ def _batch_answer(
         hand = _counts(q["hand"], "hand")
         objective = q.get("objective", default_objective)
         if objective not in ("cards", "points"):
-            return {"id": qid, "error": f"objective must be 'cards' or 'points', got {objective!r}"}
+            return {"id": qid, "error": f"objective must be 'cards' or 'points', got {printable(repr(objective), 40)}"}
         t0 = time.perf_counter_ns()
         best = api.best_play(table, hand, rules, objective)
         us = (time.perf_counter_ns() - t0) / 1000.0
@@ -517,3 +531,17 @@ def _batch_answer(
         }
     except _LINE_ERRORS as exc:
         return {"id": qid, "error": str(exc)}
+    except MemoryError:
+        return {"id": qid, "error": "out of memory answering this line"}
+    except Exception as exc:  # noqa: BLE001 - one line's failure must not cost the others
+        return {"id": qid, "error": f"internal error: {type(exc).__name__}: {exc}"}
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type (array, string, number, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {list: "an array", str: "a string", int: "a number", float: "a number", dict: "an object"}.get(
+        type(value), type(value).__name__)

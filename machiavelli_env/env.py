@@ -156,13 +156,19 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ core API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game (``options={"state": State}`` starts from a given engine state)."""
+        """Deal a new game (``options={"state": State}`` starts from a given engine state).
+
+        A given state is checked first (:func:`game.validate_state`); a bad one raises
+        ``ValueError`` naming the problem and changes nothing, the seed stream included.
+        """
+        start = (options or {}).get("state")
+        if start is not None:
+            self._check_state(start)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
             game_seed = int(seed) if isinstance(seed, (int, np.integer)) and seed >= 0 else self._new_seed()
         else:
             game_seed = self._new_seed()
-        start = (options or {}).get("state")
         if start is not None:
             self._set_state(start)
         else:
@@ -171,11 +177,16 @@ class raw_env(AECEnv, EzPickle):
     def _new_seed(self) -> int:
         return int(self._seed_rng.integers(0, 2**63 - 1))
 
-    def _set_state(self, state: game.State) -> None:
+    def _check_state(self, state: game.State) -> None:
+        """Raise unless ``state`` is a valid state under this env's rules (TypeError / ValueError); changes nothing."""
         if not isinstance(state, game.State):
             raise TypeError(f"expected a game.State, got {type(state).__name__}")
         if state.rules.to_dict() | {"name": ""} != self.rules.to_dict() | {"name": ""}:
             raise ValueError("the state was made under different rules than this environment")
+        game.validate_state(state, skip_checked=True)  # states made by the engine are checked once
+
+    def _set_state(self, state: game.State) -> None:
+        self._check_state(state)
         self._state = state
         self._render_prev: tuple[game.State, Any] | None = None
         self.agents = self.possible_agents[:]
@@ -336,7 +347,11 @@ class raw_env(AECEnv, EzPickle):
         return game.clone(self._require_state())
 
     def restore_state(self, state: game.State) -> None:
-        """Continue from a state obtained from :meth:`clone_state` (or built with the engine)."""
+        """Continue from a state obtained from :meth:`clone_state` (or built with the engine).
+
+        The state is checked first; a bad one raises ``ValueError`` naming the problem and the
+        env keeps its current state.
+        """
         self._set_state(state)
 
     def resample_hidden(self, agent: str, rng: np.random.Generator | int | None = None) -> game.State:

@@ -43,7 +43,8 @@ every game. ``max_turns`` counts turns over the whole match; reaching it ends th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -63,6 +64,8 @@ from .cards import (
 )
 from .melds import is_valid_meld
 from .oracle import api as oracle
+from .records import loads as _json_loads
+from .records import printable
 from .rules import Rules
 
 # last_action codes (per player)
@@ -71,10 +74,17 @@ ACTION_NAMES = ("none", "draw", "play", "failed", "pass")
 
 _ARRAYS = ("hands", "table", "stock", "help", "opened", "known", "last_play", "last_action", "scores", "rewards")
 _DTYPES = {"opened": bool, "last_action": np.int8, "rewards": np.float64}
+_RESULTS = ("", "win", "blocked", "draw", "truncated")
+_EVENT = re.compile(r"(deal|draw|pass|play|failed)(:(win|blocked|draw))?(:(next_game|match_over))?")
+_MAX_SEED = 2**128
 
 
 class ActionError(ValueError):
     """A malformed or disallowed action; the state is unchanged."""
+
+
+class StateError(ValueError):
+    """A state that breaks the game's invariants (or a state JSON that is malformed); the message names the problem."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,6 +136,8 @@ class State:
     event: str = "deal"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rules, Rules):
+            raise StateError(f"state field 'rules' must be a Rules, got {type(self.rules).__name__}")
         n = self.rules.players
         if self.scores is None:
             object.__setattr__(self, "scores", np.zeros(n, dtype=np.int64))
@@ -133,14 +145,25 @@ class State:
             object.__setattr__(self, "rewards", np.zeros(n, dtype=np.float64))
         for name in _ARRAYS:
             arr = getattr(self, name)
-            if not _is_frozen(arr, _DTYPES.get(name, np.int64)):
-                arr = np.array(arr, dtype=_DTYPES.get(name, np.int64), copy=True)
+            dtype = _DTYPES.get(name, np.int64)
+            if not _is_frozen(arr, dtype):
+                arr = _array_field(arr, name, dtype)
                 arr.setflags(write=False)
                 object.__setattr__(self, name, arr)
         for name in ("current", "passes", "turn", "game", "seed", "winner"):
-            object.__setattr__(self, name, int(getattr(self, name)))
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise StateError(f"state field '{name}' must be an integer, got {printable(repr(v), 40)}")
+            object.__setattr__(self, name, int(v))
         for name in ("done", "truncated"):
-            object.__setattr__(self, name, bool(getattr(self, name)))
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise StateError(f"state field '{name}' must be true or false, got {printable(repr(v), 40)}")
+            object.__setattr__(self, name, bool(v))
+        for name in ("result", "event"):
+            if type(getattr(self, name)) is not str:
+                raise StateError(f"state field '{name}' must be a string, got {type(getattr(self, name)).__name__}")
+        _check_structure(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
@@ -216,6 +239,71 @@ def _freeze(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def _array_field(value: Any, name: str, dtype: Any) -> np.ndarray:
+    """A fresh array of ``dtype`` from ``value``; :class:`StateError` unless every entry is exactly representable."""
+    try:
+        src = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        raise StateError(f"state field '{name}' is not a rectangular array of numbers") from None
+    kind = src.dtype.kind
+    if dtype is bool:
+        ok = kind == "b" or (kind in "iu" and src.size > 0 and bool(((src == 0) | (src == 1)).all())) or (
+            kind in "iu" and src.size == 0)
+        what = "true/false values"
+    elif dtype is np.float64:
+        ok = kind in "biuf" and (kind != "f" or bool(np.isfinite(src).all()))
+        what = "finite numbers"
+    else:
+        ok = kind in "biu" or (kind == "f" and bool(np.isfinite(src).all()) and bool((src == np.round(src)).all()))
+        what = "integers"
+        if ok and kind in "iuf" and src.size and (src.max() > 2**62 or src.min() < -(2**62)):
+            ok, what = False, "integers of a sensible size"
+    if not ok:
+        raise StateError(f"state field '{name}' must hold {what}")
+    return np.array(src, dtype=dtype, copy=True)
+
+
+_SHAPES = {
+    "hands": "players", "known": "players", "last_play": "players",
+    "opened": "n", "last_action": "n", "scores": "n", "rewards": "n",
+    "table": "types", "help": "types",
+}
+
+
+def _check_structure(state: State) -> None:
+    """Shapes, ranges and types of every field (no card accounting); :class:`StateError` naming the field."""
+    r = state.rules
+    n = r.players
+    want = {"players": (n, NUM_TYPES), "n": (n,), "types": (NUM_TYPES,)}
+    for name, key in _SHAPES.items():
+        shape = getattr(state, name).shape
+        if shape != want[key]:
+            raise StateError(f"state field '{name}' must have shape {want[key]} for {n} players, got {shape}")
+    if state.stock.ndim != 1 or state.stock.size > r.pack_size:
+        raise StateError(f"state field 'stock' must be a list of at most {r.pack_size} card indices")
+    if state.stock.size and (state.stock.min() < 0 or state.stock.max() >= NUM_TYPES):
+        raise StateError(f"state field 'stock' holds a card index outside 0..{NUM_TYPES - 1}")
+    for name in ("hands", "table", "help", "known", "last_play", "scores"):
+        if np.count_nonzero(getattr(state, name) < 0):
+            raise StateError(f"state field '{name}' has negative counts")
+    if np.count_nonzero((state.last_action < 0) | (state.last_action >= len(ACTION_NAMES))):
+        raise StateError(f"state field 'last_action' holds a code outside 0..{len(ACTION_NAMES) - 1}")
+    if not 0 <= state.current < n:
+        raise StateError(f"state field 'current' must be a player 0..{n - 1}, got {state.current}")
+    for name in ("passes", "turn", "game"):
+        if getattr(state, name) < 0:
+            raise StateError(f"state field '{name}' must be >= 0, got {getattr(state, name)}")
+    if not 0 <= state.seed < _MAX_SEED:
+        raise StateError(f"state field 'seed' must be in 0..2**128-1, got {printable(str(state.seed), 40)}")
+    if not -1 <= state.winner < n:
+        raise StateError(f"state field 'winner' must be -1 (none) or a player 0..{n - 1}, got {state.winner}")
+    if state.result not in _RESULTS:
+        raise StateError(f"state field 'result' must be one of {', '.join(map(repr, _RESULTS))}, "
+                         f"got {printable(repr(state.result), 40)}")
+    if not _EVENT.fullmatch(state.event):
+        raise StateError(f"state field 'event' is not an event of the engine: {printable(repr(state.event), 40)}")
+
+
 _ZEROS = {n: _freeze(np.zeros(n, dtype=np.float64)) for n in range(2, 7)}
 
 
@@ -280,7 +368,9 @@ def new_game(rules: Rules | str | None = None, seed: int = 0, **overrides: Any) 
     """Deal a new game (the first of a match) from ``seed``; player 0 starts."""
     r = Rules.load(rules, **overrides)
     seed = _check_seed(seed)
-    return State(rules=r, seed=seed, **_deal(r, seed, 0))
+    state = State(rules=r, seed=seed, **_deal(r, seed, 0))
+    state.__dict__["_valid"] = True  # a deal is valid by construction (see validate_state)
+    return state
 
 
 def new_state_from(
@@ -367,7 +457,10 @@ def _over_pack(used: np.ndarray, rules: Rules) -> str:
 
 def clone(state: State) -> State:
     """An independent copy of a state (states are immutable; this copies the arrays)."""
-    return replace(state, melds=_raw_melds(state), **{name: getattr(state, name).copy() for name in _ARRAYS})
+    new = replace(state, melds=_raw_melds(state), **{name: getattr(state, name).copy() for name in _ARRAYS})
+    if state.__dict__.get("_valid"):
+        new.__dict__["_valid"] = True
+    return new
 
 
 # ---------------------------------------------------------------------------------------------- actions
@@ -589,21 +682,82 @@ def total_counts(state: State) -> np.ndarray:
     return state.hands.sum(axis=0) + state.table + state.help + np.bincount(state.stock, minlength=NUM_TYPES)
 
 
+def validate_state(state: State, total: np.ndarray | None = None, *, skip_checked: bool = False) -> None:
+    """Raise :class:`StateError` (a ``ValueError``) naming the first broken invariant of a state.
+
+    Checks the shapes, types and ranges of every field (as ``State(...)`` does), then the cards:
+    no type has more copies than the pack holds (``total`` given: the cards in play equal it
+    exactly), the table's melds hold exactly the table's cards and each is a valid meld (a
+    table without a stored arrangement must repack), cards known to be in a hand are held, and
+    the bookkeeping agrees (``passes`` only on an empty stock, a winner only once the game is
+    over, ``truncated`` only with ``done``). Every state the engine makes passes; the env's
+    ``reset(options={"state": ...})`` and ``restore_state``, and :func:`state_from_json`, call
+    this before they accept a state. ``skip_checked``: return at once for a state already
+    checked (or made by the engine from one), as the env does.
+    """
+    if not isinstance(state, State):
+        raise StateError(f"expected a game.State, got {type(state).__name__}")
+    if skip_checked and total is None and state.__dict__.get("_valid"):
+        return
+    _check_structure(state)
+    r = state.rules
+    n = r.players
+    pack = pack_counts(r)
+    counts = total_counts(state)
+    if total is None:
+        if np.count_nonzero(counts > pack):
+            raise StateError(_over_pack(counts, r))
+    elif not np.array_equal(counts, total):
+        diff = np.flatnonzero(counts != total)
+        names = ", ".join(f"{CARD_TYPES[c]} {int(counts[c])} (expected {int(total[c])})" for c in diff[:8])
+        raise StateError(f"cards lost or duplicated: {names}")
+    if np.count_nonzero(state.known > state.hands):
+        p = int(np.flatnonzero((state.known > state.hands).any(axis=1))[0])
+        raise StateError(f"cards known to be in player {p}'s hand are not held")
+    if np.count_nonzero(state.last_play > pack):
+        raise StateError("state field 'last_play' holds more copies than the pack")
+    melds = _raw_melds(state)
+    if melds is None:
+        if state.table.any() and oracle.repack(state.table, np.zeros(NUM_TYPES, dtype=np.int64), r) is None:
+            raise StateError("the table cannot be arranged into valid melds")
+    else:
+        cards = [c for m in melds for c in m]
+        if any(not 0 <= c < NUM_TYPES for c in cards):
+            raise StateError(f"a meld holds a card index outside 0..{NUM_TYPES - 1}")
+        if not np.array_equal(np.bincount(np.array(cards, dtype=np.int64), minlength=NUM_TYPES), state.table):
+            raise StateError("the melds do not hold exactly the table's cards")
+        for m in melds:
+            if not is_valid_meld(m, r):
+                raise StateError(f"not a valid meld on the table: {format_cards(m)}")
+    if not np.isfinite(state.rewards).all():
+        raise StateError("state field 'rewards' must be finite")
+    if state.passes > 0 and state.stock.size:
+        raise StateError("state field 'passes' counts passes on an empty stock, but the stock is not empty")
+    if state.passes > n or (not state.done and state.passes >= n):
+        raise StateError(f"state field 'passes' is {state.passes}: a full round of passes ({n}) ends the game")
+    if state.turn > r.max_turns or (not state.done and state.turn >= r.max_turns):
+        raise StateError(f"state field 'turn' is {state.turn}: the game ends at max_turns = {r.max_turns}")
+    if state.truncated and (not state.done or state.result != "truncated" or state.winner != -1):
+        raise StateError("a truncated state must be done, with result 'truncated' and no winner")
+    if not state.done and (state.winner != -1 or state.result == "truncated"):
+        raise StateError("a game that is not over has no winner and is not truncated")
+    if state.done and not state.result:
+        raise StateError("a finished game must say how it ended (state field 'result')")
+    if not np.count_nonzero(counts > pack):
+        state.__dict__["_valid"] = True
+
+
 def check_invariants(state: State, total: np.ndarray | None = None) -> None:
     """Raise ``AssertionError`` if a card is lost or duplicated or the table is not valid melds.
 
     ``total``: the cards expected in play (default the whole pack; states built by
-    :func:`new_state_from` with an explicit stock hold fewer).
+    :func:`new_state_from` with an explicit stock hold fewer). The checks are
+    :func:`validate_state`'s (always run in full); this form serves tests of the engine.
     """
-    r = state.rules
-    expected = pack_counts(r) if total is None else total
-    assert np.array_equal(total_counts(state), expected), "cards lost or duplicated"
-    assert (state.hands >= 0).all() and (state.table >= 0).all() and (state.help >= 0).all()
-    meld_cards = np.bincount(np.array([c for m in state.melds for c in m], dtype=np.int64), minlength=NUM_TYPES)
-    assert np.array_equal(meld_cards, state.table), "the melds do not hold the table's cards"
-    for m in state.melds:
-        assert is_valid_meld(m, r), f"invalid meld on the table: {format_cards(m)}"
-    assert (state.known <= state.hands).all(), "known cards not in hand"
+    try:
+        validate_state(state, pack_counts(state.rules) if total is None else total)
+    except StateError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
@@ -639,7 +793,12 @@ def hand_names(state: State, player: int, symbols: bool = False) -> list[str]:
 
 
 def state_to_dict(state: State) -> dict[str, Any]:
-    """A JSON-serialisable dict of the full state."""
+    """A JSON-serialisable dict of the full state.
+
+    Every field of :class:`State`, plus ``out_of_play`` (a count vector) when the state holds
+    fewer cards than the pack (a state built by :func:`new_state_from` with its own stock), so
+    that :func:`state_from_dict` can tell such a state from a tampered one.
+    """
     out: dict[str, Any] = {"rules": state.rules.to_dict()}
     for f in fields(state):
         if f.name == "rules":
@@ -651,19 +810,81 @@ def state_to_dict(state: State) -> dict[str, Any]:
             out[f.name] = [list(m) for m in v]
         else:
             out[f.name] = v
+    missing = pack_counts(state.rules) - total_counts(state)
+    if missing.any():
+        out["out_of_play"] = missing.tolist()
     return out
 
 
-def state_from_dict(data: dict[str, Any]) -> State:
-    """Inverse of :func:`state_to_dict`."""
-    kw = dict(data)
-    kw["rules"] = Rules.from_dict(kw["rules"])
-    kw["melds"] = tuple(tuple(m) for m in kw["melds"])
-    kw["stock"] = np.array(kw["stock"], dtype=np.int64).reshape(-1)
-    kw["hands"] = np.array(kw["hands"], dtype=np.int64).reshape(kw["rules"].players, NUM_TYPES)
-    for name in ("known", "last_play"):
-        kw[name] = np.array(kw[name], dtype=np.int64).reshape(kw["rules"].players, NUM_TYPES)
-    return State(**kw)
+_STATE_KEYS = frozenset(f.name for f in fields(State))
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """Inverse of :func:`state_to_dict`, for untrusted data: a valid state or :class:`StateError`.
+
+    Every key of :func:`state_to_dict` must be present and no other; the values must have the
+    JSON types it writes; the state must pass :func:`validate_state` with the cards in play equal
+    to the pack less ``out_of_play``. Never reads a file (``rules`` is a mapping of fields).
+    """
+    if not isinstance(data, Mapping):
+        raise StateError(f"a state is a JSON object, got {type(data).__name__}")
+    keys = set(data)
+    missing = sorted(_STATE_KEYS - keys)
+    extra = sorted(printable(k, 30) if isinstance(k, str) else printable(repr(k), 30) for k in keys - _STATE_KEYS
+                   if k != "out_of_play")
+    if missing:
+        raise StateError(f"state JSON misses key(s): {', '.join(missing)}")
+    if extra:
+        raise StateError(f"state JSON has unknown key(s): {', '.join(extra)}")
+    if not isinstance(data["rules"], Mapping):
+        raise StateError("state field 'rules' must be an object of rules fields")
+    try:
+        rules = Rules.from_dict(data["rules"])
+    except ValueError as exc:
+        raise StateError(f"state field 'rules': {exc}") from None
+    kw = {k: v for k, v in data.items() if k != "out_of_play"}
+    kw["rules"] = rules
+    n = rules.players
+    melds = kw["melds"]
+    if not isinstance(melds, list) or not all(
+        isinstance(m, list) and all(type(c) is int for c in m) for m in melds
+    ):
+        raise StateError("state field 'melds' must be a list of melds, each a list of card indices")
+    kw["melds"] = tuple(tuple(m) for m in melds)
+    for name in ("current", "passes", "turn", "game", "seed", "winner"):
+        if type(kw[name]) is not int:
+            raise StateError(f"state field '{name}' must be an integer, got {_json_kind(kw[name])}")
+    for name in _ARRAYS:
+        if not isinstance(kw[name], list):
+            raise StateError(f"state field '{name}' must be an array, got {_json_kind(kw[name])}")
+    stock = _array_field(kw["stock"], "stock", np.int64)
+    if stock.ndim != 1:
+        raise StateError("state field 'stock' must be a flat list of card indices")
+    kw["stock"] = stock
+    for name in ("hands", "known", "last_play"):
+        arr = _array_field(kw[name], name, np.int64)
+        if arr.shape != (n, NUM_TYPES):
+            raise StateError(
+                f"state field '{name}' must have shape ({n}, {NUM_TYPES}) for {n} players, got {arr.shape}")
+        kw[name] = arr
+    total = pack_counts(rules)
+    if "out_of_play" in data:
+        out = data["out_of_play"]
+        off = _array_field(out, "out_of_play", np.int64) if isinstance(out, list) else None
+        if off is None or off.shape != (NUM_TYPES,) or np.count_nonzero(off < 0) or np.count_nonzero(off > total):
+            raise StateError(f"state field 'out_of_play' must be {NUM_TYPES} counts within the pack")
+        total = total - off
+    state = State(**kw)
+    validate_state(state, total)
+    state.__dict__["_valid"] = True
+    return state
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    return {int: "an integer", float: "a number", str: "a string", list: "an array", dict: "an object",
+            type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def state_to_json(state: State) -> str:
@@ -671,6 +892,14 @@ def state_to_json(state: State) -> str:
     return json.dumps(state_to_dict(state), separators=(",", ":"))
 
 
-def state_from_json(text: str) -> State:
-    """Rebuild a state from :func:`state_to_json` output."""
-    return state_from_dict(json.loads(text))
+def state_from_json(text: str | bytes) -> State:
+    """Rebuild a state from :func:`state_to_json` output; :class:`StateError` (a ``ValueError``) if it is not one.
+
+    The text is untrusted: it is parsed as strict JSON (:func:`machiavelli_env.records.loads`)
+    and checked by :func:`state_from_dict`.
+    """
+    try:
+        data = _json_loads(text)
+    except ValueError as exc:
+        raise StateError(f"state JSON does not parse: {exc}") from None
+    return state_from_dict(data)

@@ -3,12 +3,17 @@
 Every field of the variant table in RULES.md is a field here; presets live in
 ``configs/rules/*.yaml`` and load by name (``Rules.load("classic")``), by YAML path, or from a
 dict. Missing fields take the ``classic`` value.
+
+Files are read only when asked for explicitly: :meth:`Rules.load` (and ``--rules`` on the command
+line) takes a path; :meth:`Rules.from_data` turns rules given *as data* (a batch line's or a game
+record's ``"rules"``: a mapping of fields, a preset name or a JSON object string) into ``Rules``
+and never opens a file. Errors name the field and what it must be; an error about a file gives
+its path and line number and never quotes what the file holds.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -21,7 +26,12 @@ from .cards import JOKER, NUM_RANKS, rank_of
 ACE_MODES = ("low", "high", "low_or_high", "both_ends", "wrap")
 POINT_SCHEMES = ("ace11", "ace1")
 REWARD_SCHEMES = ("win_loss", "points")
-_OPENING_RE = re.compile(r"^(none|group|points:(\d+))$")
+_OPENING_RE = re.compile(r"(none|group|points:([0-9]{1,4}))", re.ASCII)
+#: Largest N of ``opening: points:N`` (a 60-card hand laid down whole is worth at most 600).
+MAX_OPENING_POINTS = 1000
+_PRESET_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}", re.ASCII)
+#: Largest rules file :meth:`Rules.load` reads (a preset is a few hundred bytes).
+MAX_RULES_FILE_BYTES = 64 * 1024
 
 #: Folder of the shipped presets (``configs/rules`` at the repository root, or inside the package).
 PRESET_DIRS = (
@@ -31,7 +41,28 @@ PRESET_DIRS = (
 
 
 class RulesError(ValueError):
-    """A rules configuration that is not valid; the message names the field."""
+    """A rules configuration that is not valid; the message names the field.
+
+    ``field`` is the field at fault (``None`` for a problem of several fields or of the input
+    as a whole) and ``requirement`` what it must be, so that a caller may word the error
+    without the offending value.
+    """
+
+    def __init__(self, message: str, field: str | None = None, requirement: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.requirement = requirement
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """A short printable ``repr`` of a value given as data (errors echo at most this much)."""
+    from .records import printable
+
+    return printable(repr(value), limit)
+
+
+def _bad_field(name: str, requirement: str, value: Any) -> RulesError:
+    return RulesError(f"rules field '{name}' must be {requirement}, got {_shown(value)}", name, requirement)
 
 
 @dataclass(frozen=True)
@@ -65,20 +96,17 @@ class Rules:
     def _validate(self) -> None:
         def need_int(name: str, lo: int, hi: int) -> None:
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise RulesError(f"rules field '{name}' must be an integer, got {v!r}")
-            if not lo <= v <= hi:
-                raise RulesError(f"rules field '{name}' must be in {lo}..{hi}, got {v}")
+            if type(v) is not int or not lo <= v <= hi:  # bool and float are not integers here
+                raise _bad_field(name, f"an integer in {lo}..{hi}", v)
 
         def need_bool(name: str) -> None:
             if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"rules field '{name}' must be true or false, got {getattr(self, name)!r}")
+                raise _bad_field(name, "true or false", getattr(self, name))
 
         def need_choice(name: str, choices: tuple[str, ...]) -> None:
-            if getattr(self, name) not in choices:
-                raise RulesError(
-                    f"rules field '{name}' must be one of {', '.join(choices)}; got {getattr(self, name)!r}"
-                )
+            v = getattr(self, name)
+            if type(v) is not str or v not in choices:
+                raise _bad_field(name, f"one of {', '.join(choices)}", v)
 
         need_int("players", 2, 6)
         need_int("hand_size", 1, 60)
@@ -86,8 +114,9 @@ class Rules:
         need_int("jokers", 0, 4)
         need_int("max_jokers_per_meld", 1, 4)
         need_choice("ace", ACE_MODES)
-        if not isinstance(self.opening, str) or not _OPENING_RE.match(self.opening):
-            raise RulesError(f"rules field 'opening' must be none, group or points:N; got {self.opening!r}")
+        m = _OPENING_RE.fullmatch(self.opening) if type(self.opening) is str else None
+        if m is None or (m.group(2) is not None and int(m.group(2)) > MAX_OPENING_POINTS):
+            raise _bad_field("opening", f"none, group or points:N with N in 0..{MAX_OPENING_POINTS}", self.opening)
         need_int("failed_play_penalty", 0, 10)
         need_bool("must_play_if_able")
         need_int("help_cards", 0, 12)
@@ -96,6 +125,8 @@ class Rules:
         need_int("match_target", 0, 100_000)
         need_int("max_turns", 1, 1_000_000)
         need_choice("reward", REWARD_SCHEMES)
+        if type(self.name) is not str or not 0 < len(self.name) <= 100 or not self.name.isprintable():
+            raise _bad_field("name", "a printable string of 1..100 characters", self.name)
         dealt = self.players * self.hand_size + self.help_cards
         if dealt > self.pack_size:
             raise RulesError(
@@ -113,7 +144,7 @@ class Rules:
     @property
     def opening_points(self) -> int:
         """Points a first lay-down must reach (0 unless ``opening`` is ``points:N``)."""
-        m = _OPENING_RE.match(self.opening)
+        m = _OPENING_RE.fullmatch(self.opening)
         return int(m.group(2)) if m and m.group(2) else 0
 
     def copies(self, card: int) -> int:
@@ -138,41 +169,115 @@ class Rules:
         """Build from a mapping; missing fields take the classic value, unknown ones are an error."""
         if not isinstance(data, Mapping):
             raise RulesError(f"rules must be a mapping of field names to values, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = [k for k in data if k not in _FIELDS]
         if unknown:
-            raise RulesError(
-                f"unknown rules field(s): {', '.join(map(str, unknown))}; known fields: {', '.join(sorted(known))}"
-            )
+            from .records import printable
+
+            shown = ", ".join(sorted(printable(k, 30) if isinstance(k, str) else _shown(k, 30) for k in unknown))
+            raise RulesError(f"unknown rules field(s): {shown}; known fields: {', '.join(sorted(_FIELDS))}")
         return cls(**dict(data))
 
     @classmethod
+    def from_data(cls, spec: Any) -> Rules:
+        """Rules given as data (untrusted): a mapping of fields, a preset name, a JSON object string or ``Rules``.
+
+        Never reads a file: a string that is neither a JSON object nor a preset name is an error
+        (see the module docstring). Used for a batch line's and a game record's ``"rules"``.
+        """
+        return _rules_from(spec, files=False)
+
+    @classmethod
     def load(cls, spec: str | os.PathLike[str] | Mapping[str, Any] | Rules | None = None, **overrides: Any) -> Rules:
-        """Load rules from a preset name, a YAML file, a JSON object string or a dict, then apply overrides."""
-        if spec is None:
-            base = cls.from_dict(load_preset_dict("classic"))
-        elif isinstance(spec, Rules):
-            base = spec
-        elif isinstance(spec, Mapping):
-            base = cls.from_dict(spec)
-        else:
-            text = os.fspath(spec)
-            if text.lstrip().startswith("{"):
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise RulesError(f"rules JSON does not parse: {exc}") from None
-                base = cls.from_dict(data)
-            elif text.endswith((".yaml", ".yml")) or os.sep in text:
-                path = Path(text)
-                if not path.is_file():
-                    raise RulesError(f"rules file not found: {text}")
-                data = parse_flat_yaml(path.read_text(encoding="utf-8"), source=text)
-                data.setdefault("name", path.stem)
-                base = cls.from_dict(data)
-            else:
-                base = cls.from_dict(load_preset_dict(text))
+        """Load rules from a preset name, a YAML file, a JSON object string or a dict, then apply overrides.
+
+        A string naming a file (it holds a path separator or ends in ``.yaml``/``.yml``) is read as
+        a flat YAML rules file; use :meth:`from_data` for rules that come with data.
+        """
+        base = _rules_from(spec, files=True)
         return base.replace(**overrides) if overrides else base
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules))
+
+
+def _rules_from(spec: Any, *, files: bool) -> Rules:
+    """The one place a rules argument becomes :class:`Rules` (``files``: a path may be read)."""
+    if spec is None:
+        return Rules.from_dict(load_preset_dict("classic"))
+    if isinstance(spec, Rules):
+        return spec
+    if isinstance(spec, Mapping):
+        return Rules.from_dict(spec)
+    if isinstance(spec, os.PathLike) and not files:
+        raise RulesError("rules given as data cannot name a file; give the fields or a preset name")
+    if not isinstance(spec, (str, os.PathLike)):
+        raise RulesError(f"rules must be an object of rules fields or a preset name, got {type(spec).__name__}")
+    text = os.fspath(spec)
+    if not isinstance(text, str):
+        raise RulesError(f"rules must be an object of rules fields or a preset name, got {type(text).__name__}")
+    if text.lstrip().startswith("{"):
+        from .records import loads
+
+        try:
+            data = loads(text)
+        except ValueError as exc:
+            raise RulesError(f"rules JSON does not parse: {exc}") from None
+        return Rules.from_dict(data)
+    if _names_file(text):
+        if not files:
+            raise RulesError(
+                f"rules given as data cannot name a file ({_shown(text)}); give the fields or a preset name "
+                "(files are read only from --rules or Rules.load(path))"
+            )
+        return _load_file(Path(text))
+    return Rules.from_dict(load_preset_dict(text))
+
+
+def _names_file(text: str) -> bool:
+    return text.endswith((".yaml", ".yml")) or os.sep in text or (os.altsep is not None and os.altsep in text)
+
+
+def _load_file(path: Path) -> Rules:
+    """Rules from a flat YAML file; errors give the path and line, never the file's content."""
+    where = printable_path(path)
+    if not path.is_file():
+        raise RulesError(f"rules file not found: {where}")
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_RULES_FILE_BYTES + 1)
+    except OSError as exc:
+        raise RulesError(f"cannot read rules file {where}: {exc.strerror or type(exc).__name__}") from None
+    if len(raw) > MAX_RULES_FILE_BYTES:
+        raise RulesError(f"rules file {where} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB (not a rules file)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RulesError(f"rules file {where} is not UTF-8 text") from None
+    data, lines = _parse_flat_yaml(text, where, quote=False)
+    unknown = [k for k in data if k not in _FIELDS]
+    if unknown:
+        at = ", ".join(str(lines[k]) for k in unknown[:5])
+        raise RulesError(
+            f"{where}: unknown rules field on line {at} (known fields: {', '.join(sorted(_FIELDS))})"
+        )
+    if "name" not in data:
+        data["name"] = path.stem if path.stem.isprintable() and 0 < len(path.stem) <= 100 else "custom"
+    try:
+        return Rules.from_dict(data)
+    except RulesError as exc:
+        if exc.field is not None:
+            raise RulesError(
+                f"{where}:{lines.get(exc.field, '?')}: rules field '{exc.field}' must be {exc.requirement}",
+                exc.field, exc.requirement,
+            ) from None
+        raise RulesError(f"{where}: {exc}") from None
+
+
+def printable_path(path: str | os.PathLike[str]) -> str:
+    """A path as printable text (control characters escaped), for messages."""
+    from .records import printable
+
+    return printable(os.fspath(path), 200)
 
 
 def card_points(card: int, scheme: str = "ace11") -> int:
@@ -201,6 +306,8 @@ def preset_names() -> list[str]:
 
 def load_preset_dict(name: str) -> dict[str, Any]:
     """The fields of a shipped preset, by name."""
+    if not isinstance(name, str) or not _PRESET_NAME.fullmatch(name):
+        raise RulesError(f"unknown rules preset {_shown(name)}; presets: {', '.join(preset_names()) or '(none found)'}")
     for d in PRESET_DIRS:
         path = d / f"{name}.yaml"
         if path.is_file():
@@ -216,19 +323,29 @@ def parse_flat_yaml(text: str, source: str = "<string>") -> dict[str, Any]:
     Values are YAML scalars: integers, ``true``/``false``, or (optionally quoted) strings.
     Kept dependency-free so that the core package needs no YAML library.
     """
+    return _parse_flat_yaml(text, source, quote=True)[0]
+
+
+def _parse_flat_yaml(text: str, source: str, *, quote: bool) -> tuple[dict[str, Any], dict[str, int]]:
+    """The fields and the line of each; ``quote=False`` keeps the text out of error messages."""
     out: dict[str, Any] = {}
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    lines: dict[str, int] = {}
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        raw = raw.removesuffix("\r")
         line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
         if not line.strip() or line.strip() == "---":
             continue
         if line[0].isspace() or ":" not in line:
-            raise RulesError(f"{source}:{lineno}: expected 'field: value', got {raw.strip()!r}")
+            got = f", got {_shown(raw.strip())}" if quote else ""
+            raise RulesError(f"{source}:{lineno}: expected 'field: value'{got}")
         key, _, value = line.partition(":")
         key, value = key.strip(), value.strip()
         if key in out:
-            raise RulesError(f"{source}:{lineno}: field {key!r} given twice")
+            named = f"field {_shown(key)}" if quote or key in _FIELDS else "a field"
+            raise RulesError(f"{source}:{lineno}: {named} given twice")
         out[key] = _scalar(value)
-    return out
+        lines[key] = lineno
+    return out, lines
 
 
 def _scalar(value: str) -> Any:
@@ -239,7 +356,7 @@ def _scalar(value: str) -> Any:
         return True
     if low in ("false", "no", "off"):
         return False
-    if re.fullmatch(r"[-+]?\d+", value):
+    if re.fullmatch(r"[-+]?[0-9]{1,18}", value):
         return int(value)
     return value
 

@@ -247,13 +247,13 @@ def test_solve_batch_plumbing_with_stub(capsys):
 
 def test_rules_cache_parses_each_rule_set_once(monkeypatch):
     calls = []
-    real_load = Rules.load
+    real_from_data = Rules.from_data
 
-    def counting_load(spec=None, **kw):
+    def counting_from_data(spec):
         calls.append(spec)
-        return real_load(spec, **kw)
+        return real_from_data(spec)
 
-    monkeypatch.setattr(Rules, "load", staticmethod(counting_load))
+    monkeypatch.setattr(Rules, "from_data", staticmethod(counting_from_data))
     cache = cli._RulesCache()
     for _ in range(5):
         assert cache.get({"ace": "low", "jokers": 2}).jokers == 2
