@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -236,6 +237,10 @@ class SingleAgentEnv(gymnasium.Env):
                 raise TypeError("pass either one config mapping or keyword arguments, not both")
             self.__init__(**_split_config(rules))  # type: ignore[misc]
             return
+        unknown = sorted(set(rule_overrides) - {f.name for f in dataclasses.fields(Rules)})
+        if unknown:  # a TypeError, as Python's own, so that callers probing optional arguments can tell
+            raise TypeError(f"SingleAgentEnv got an unexpected keyword argument {unknown[0]!r} (neither a parameter, "
+                            f"{', '.join(ENV_KEYS)}, nor a rules field)")
         self.rules = Rules.load(rules, **rule_overrides)
         n = self.rules.players
         agents = [f"player_{i}" for i in range(n)]

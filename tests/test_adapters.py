@@ -212,8 +212,10 @@ def test_single_agent_env_from_one_config_mapping():
         SingleAgentEnv({"candidates": 8}, candidates=8)
     with pytest.raises(ValueError, match="unknown opponent"):
         SingleAgentEnv({"opponents": "genius"})
-    with pytest.raises(ValueError, match="unknown rules field"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'playerz'"):
         SingleAgentEnv({"candidates": 8, "playerz": 3})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):  # TorchRL's GymEnv probes it
+        gymnasium.make("MachiavelliCandidates-v0", frameskip=1)
 
 
 def test_single_agent_numeric_info_decodes():
