@@ -148,6 +148,8 @@ def add_replay_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list", action="store_true", help="list the games in the file and exit")
     p.add_argument("--hands", action="store_true", help="also show every player's hand (not public)")
     p.add_argument("--no-color", action="store_true", help="plain text without ANSI colours")
+    p.add_argument("--html", metavar="OUT.html", default=None,
+                   help="write the game as one self-contained web page (all hands shown) instead")
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -163,6 +165,11 @@ def run_replay(args: argparse.Namespace) -> int:
                 print(line)
             return 0
         record = select_record(records, args.game, args.file)
+        if args.html is not None:  # the web page: agents/replay_html.py
+            from .replay_html import html_command
+
+            print(html_command(record, args.html))
+            return 0
         color = not args.no_color and sys.stdout.isatty()
         blocks = replay_text(record, color=color, hands=args.hands)
         first = next(blocks)  # replays the whole game: a bad record fails before anything is shown

@@ -92,7 +92,9 @@ class Move:
     ``"draw"`` or ``"pass"``; ``cards``: the cards laid down (a play) or tried (a failed play),
     display-sorted; ``added``: count vector of the cards new on the table; ``new_melds``: indices
     into ``after.melds`` of the melds that were not on the table before (formed by this move);
-    ``broken``: the melds of ``before`` that are no longer on the table (broken up and re-formed);
+    ``extended``: those of ``new_melds`` that are a meld of ``before`` with cards added (the
+    ends of a run, a fourth card of a group); ``broken``: the other melds of ``before`` that are
+    no longer on the table (broken up, their cards re-formed into the other new melds);
     ``drawn``: cards taken from the stock; ``ended``: the move ended a game (``after`` may then be
     the next deal of a match); ``event``: the engine's event string.
     """
@@ -103,6 +105,7 @@ class Move:
     added: np.ndarray = field(default_factory=lambda: np.zeros(NUM_TYPES, dtype=np.int64))
     new_melds: tuple[int, ...] = ()
     broken: tuple[tuple[int, ...], ...] = ()
+    extended: tuple[int, ...] = ()
     drawn: int = 0
     ended: bool = False
     event: str = "deal"
@@ -137,6 +140,7 @@ def last_move(before: State | None, after: State, action: Any = None) -> Move:
     drawn = int(before.stock.size - after.stock.size)
     new_idx: tuple[int, ...] = ()
     broken: tuple[tuple[int, ...], ...] = ()
+    extended: list[int] = []
     if kind == "play":
         old = Counter(tuple(sorted(m)) for m in before.melds)
         for i, m in enumerate(after.melds):
@@ -145,8 +149,22 @@ def last_move(before: State | None, after: State, action: Any = None) -> Move:
                 old[key] -= 1
             else:
                 new_idx += (i,)
-        broken = tuple(tuple(meld_order(m)) for m, k in old.items() for _ in range(k))
-    return Move(player=p, kind=kind, cards=cards, added=added, new_melds=new_idx, broken=broken, drawn=drawn,
+        gone = [m for m, k in old.items() for _ in range(k)]
+        spare = added.copy()  # each extension uses added cards only
+        for i in new_idx:
+            grown = Counter(after.melds[i])
+            for j, m in enumerate(gone):
+                extra = grown - Counter(m)
+                if len(m) < len(after.melds[i]) and not Counter(m) - grown and all(
+                        spare[c] >= k for c, k in extra.items()):
+                    for c, k in extra.items():
+                        spare[c] -= k
+                    extended.append(i)
+                    del gone[j]
+                    break
+        broken = tuple(tuple(meld_order(m)) for m in gone)
+    return Move(player=p, kind=kind, cards=cards, added=added, new_melds=new_idx, broken=broken,
+                extended=tuple(extended), drawn=drawn,
                 ended=ended, event=after.event)
 
 
@@ -162,12 +180,16 @@ def move_text(move: Move, names: Sequence[str] | None = None, color: bool = Fals
         cards = " ".join(card_name(c) for c in move.cards) or "-"
     if move.kind == "play":
         text = f"{who} plays {cards}"
+        parts = []
+        if move.extended:
+            parts.append(f"extends {_n(len(move.extended), 'meld')}")
+        formed = len(move.new_melds) - len(move.extended)
         if move.broken:
-            n_new = len(move.new_melds)
-            text += (f"; {len(move.broken)} meld{'s' * (len(move.broken) != 1)} broken up and re-formed into "
-                     f"{n_new} meld{'s' * (n_new != 1)}")
-        elif move.new_melds:
-            text += f"; {len(move.new_melds)} new meld{'s' * (len(move.new_melds) != 1)}"
+            parts.append(f"breaks up {_n(len(move.broken), 'meld')} and re-forms the cards into {_n(formed, 'meld')}")
+        elif formed:
+            parts.append(f"{_n(formed, 'new meld')}")
+        if parts:
+            text += "; " + ", ".join(parts)
     elif move.kind == "failed":
         text = f"{who} tries {cards}: no valid table; the cards are shown and {move.drawn} penalty card" + (
             "s" * (move.drawn != 1) + " drawn")
@@ -181,3 +203,7 @@ def move_text(move: Move, names: Sequence[str] | None = None, color: bool = Fals
         rest = move.event.split(":")[1:]
         text += " -> " + " ".join(r.replace("_", " ") for r in rest)
     return text
+
+
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}{'s' * (k != 1)}"

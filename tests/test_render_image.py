@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
@@ -84,8 +86,21 @@ def test_last_move_of_a_play_names_cards_and_rebuilt_melds():
         assert tuple(sorted(m)) in before_melds
         assert tuple(sorted(m)) not in [tuple(sorted(x)) for x in after.melds]
     kept = [tuple(sorted(m)) for i, m in enumerate(after.melds) if i not in move.new_melds]
-    assert sorted(kept + [tuple(sorted(m)) for m in move.broken]) == before_melds
-    assert "broken up" in move_text(move)
+    assert set(move.extended) <= set(move.new_melds)
+    gone = Counter(before_melds) - Counter(kept)
+    for i in move.extended:  # a meld of before with added cards
+        assert any(not Counter(m) - Counter(after.melds[i]) for m in gone)
+    assert len(kept) + len(move.broken) + len(move.extended) == len(before.melds)
+    assert "breaks up" in move_text(move)
+
+
+def test_last_move_of_an_extension():
+    s = game.new_game(Rules.load("classic", players=2), 3)
+    before, after, action = _greedy_until(s, lambda b, a: a.event == "play" and last_move(b, a).extended
+                                          and not last_move(b, a).broken)
+    move = last_move(before, after, action)
+    assert move.extended and not move.broken
+    assert "extends" in move_text(move) and "breaks up" not in move_text(move)
 
 
 def test_last_move_of_draw_and_failed_play():
