@@ -45,6 +45,7 @@ class Turn:
     _legal: Callable[[int], list[np.ndarray]] | None = field(default=None, repr=False)
     _best: Callable[[str], np.ndarray] | None = field(default=None, repr=False)
     _check: Callable[[np.ndarray], bool] | None = field(default=None, repr=False)
+    _sample: Callable[[np.random.Generator], game.State] | None = field(default=None, repr=False)
     _legal_cache: dict[int, list[np.ndarray]] = field(default_factory=dict, repr=False)
 
     @property
@@ -71,6 +72,18 @@ class Turn:
             return any(np.array_equal(play, q) for q in self.legal_plays_up_to(10**6))
         return self._check(np.asarray(play, dtype=np.int64))
 
+    def sample_world(self, rng: np.random.Generator) -> game.State:
+        """A full engine state consistent with what this player knows, for determinized search.
+
+        The player's hand, the table, the help pile and every public fact are kept; the unseen cards
+        (opponents' unrevealed cards and the stock) are dealt at random from ``rng``
+        (:func:`machiavelli_env.game.resample_hidden`). The true hidden cards are never exposed.
+        Raises ``ValueError`` for a turn not built by :func:`turn_from_state`.
+        """
+        if self._sample is None:
+            raise ValueError("this turn was not built from an engine state (turn_from_state); it cannot sample worlds")
+        return self._sample(rng)
+
 
 def turn_from_state(state: game.State, player: int | None = None, *, limit: int = 32) -> Turn:
     """The :class:`Turn` of ``player`` (default: the player to move) in an engine state."""
@@ -92,6 +105,7 @@ def turn_from_state(state: game.State, player: int | None = None, *, limit: int 
         _legal=lambda k: game.legal_plays(state, p, k),
         _best=lambda objective: game.best_play(state, p, objective),
         _check=lambda play: _is_legal(state, p, play),
+        _sample=lambda rng: game.resample_hidden(state, p, rng),
     )
 
 

@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from machiavelli_env.cli import UsageError, parse_rules_arg
+from machiavelli_env.cli import UsageError, int_arg, parse_rules_arg
 from machiavelli_env.game import State
+from machiavelli_env.records import printable
 from machiavelli_env.render import cards_text, render_text
 from machiavelli_env.rules import Rules, RulesError
 
 from .arena import evaluate, play_game
-from .registry import AgentSpecError, make_agent
+from .registry import AgentSpecError, make_agent, split_specs
 
 
 def _rules(text: str, players: int | None) -> Rules:
@@ -37,19 +38,23 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
         "plays every hand of each deal. Prints win rates with 95%% Wilson intervals."
     )
     p.add_argument("--agents", required=True, metavar="A,B,...",
-                   help="one agent per seat: random, greedy, greedy_points, patient, hoarder, ppo, ppo:PATH")
+                   help="one agent per seat: random, greedy, greedy_points, patient, hoarder, ppo, ppo:PATH, "
+                        "search (options in brackets: search[sims=64,rollout=hoarder])")
     p.add_argument("--rules", default="classic", metavar="RULES", help=_RULES_HELP)
-    p.add_argument("--players", type=int, default=None, help="number of players (default: the number of agents)")
-    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents (default 0)")
-    p.add_argument("--limit", type=int, default=32, help="legal plays offered to agents (default 32)")
+    p.add_argument("--players", type=int_arg(2, 6), default=None,
+                   help="number of players, 2-6 (default: the number of agents)")
+    p.add_argument("--games", type=int_arg(1, 10**9), default=100, help="games to play (default 100)")
+    p.add_argument("--seed", type=int_arg(0), default=0,
+                   help="seed of the deals and of the agents, >= 0 (default 0)")
+    p.add_argument("--limit", type=int_arg(1, 1024), default=32,
+                   help="legal plays offered to agents, 1-1024 (default 32)")
     p.add_argument("--records", metavar="FILE", default=None, help="also save every game as a JSON Lines record")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``machiavelli eval``."""
-    names = [a.strip() for a in args.agents.split(",") if a.strip()]
+    names = split_specs(args.agents)
     players = args.players if args.players is not None else len(names)
     if len(names) < 2:
         raise UsageError(f"--agents needs at least 2 agents (one per seat), got {args.agents!r}")
@@ -60,9 +65,13 @@ def run_eval(args: argparse.Namespace) -> int:
     rules = _rules(args.rules, players)
     try:
         agents = [make_agent(n, rules=rules, seed=args.seed + i) for i, n in enumerate(names)]
-    except (AgentSpecError, FileNotFoundError) as exc:
+    except (AgentSpecError, ValueError, FileNotFoundError) as exc:  # ValueError: a bad ppo:PATH checkpoint
         raise UsageError(str(exc)) from None
-    out = open(args.records, "w") if args.records else None  # noqa: SIM115 - closed below
+    try:
+        out = open(args.records, "w") if args.records else None  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UsageError(f"--records: cannot write {printable(args.records, 200)}: "
+                         f"{exc.strerror or type(exc).__name__}") from None
     progress = _progress(args.games, quiet=args.json)
 
     def on_game(g: int, res: Any) -> None:
@@ -83,7 +92,7 @@ def run_eval(args: argparse.Namespace) -> int:
     print(f"{'agent':<24} {'wins':>6} {'draws':>6} {'win rate':>9} {'95% CI':>17} {'penalty pts':>12}")
     for a in report["agents"]:
         lo, hi = a["ci95"]
-        print(f"{a['name']:<24} {a['wins']:>6} {a['draws']:>6} {a['win_rate']:>9.3f} "
+        print(f"{printable(a['name'], 60):<24} {a['wins']:>6} {a['draws']:>6} {a['win_rate']:>9.3f} "
               f"{f'[{lo:.3f}, {hi:.3f}]':>17} {a['mean_penalty_points']:>12.2f}")
     return 0
 
@@ -113,8 +122,8 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--opponents", default="greedy", metavar="A,B,...",
                    help="the other seats' agents (default greedy); the player count is 1 + their number")
     p.add_argument("--rules", default="classic", metavar="RULES", help=_RULES_HELP)
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0 = first to move (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    p.add_argument("--seat", type=int_arg(0, 5), default=0, help="your seat, 0 = first to move (default 0)")
+    p.add_argument("--seed", type=int_arg(0), default=None, help="deal seed, >= 0 (default: random)")
     p.add_argument("--no-color", action="store_true", help="plain text without ANSI colours")
 
 
@@ -122,7 +131,7 @@ def run_play(args: argparse.Namespace) -> int:
     """Run ``machiavelli play``."""
     from .human import HumanAgent, QuitGame
 
-    names = [a.strip() for a in args.opponents.split(",") if a.strip()]
+    names = split_specs(args.opponents)
     players = len(names) + 1
     if not 2 <= players <= 6:
         raise UsageError(f"Machiavelli needs 2-6 players; --opponents lists {len(names)}")
@@ -132,7 +141,7 @@ def run_play(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
     try:
         bots = [make_agent(n, rules=rules, seed=seed + i + 1) for i, n in enumerate(names)]
-    except (AgentSpecError, FileNotFoundError) as exc:
+    except (AgentSpecError, ValueError, FileNotFoundError) as exc:  # ValueError: a bad ppo:PATH checkpoint
         raise UsageError(str(exc)) from None
     color = not args.no_color and sys.stdout.isatty()
     human = HumanAgent(color=color)
@@ -140,7 +149,8 @@ def run_play(args: argparse.Namespace) -> int:
     print(f"Machiavelli ({rules.name}), {players} players, seed {seed}; you are player_{args.seat}. Type 'help'.")
 
     def on_step(before: State, after: State, action: np.ndarray) -> None:
-        who = "you" if before.current == args.seat else f"player_{before.current} ({agents[before.current].name})"
+        seat_name = printable(agents[before.current].name, 60)
+        who = "you" if before.current == args.seat else f"player_{before.current} ({seat_name})"
         event = after.event.split(":")[0]
         if event == "play":
             print(f"{who}: played {cards_text(np.repeat(np.arange(53), action), color)}")
@@ -159,7 +169,7 @@ def run_play(args: argparse.Namespace) -> int:
     if res.winner == args.seat:
         print("You won!")
     elif res.winner >= 0:
-        winner = f"player_{res.winner} ({agents[res.winner].name})"
+        winner = f"player_{res.winner} ({printable(agents[res.winner].name, 60)})"
         print(f"{winner} won; your penalty points: {res.penalty_points[args.seat]}")
     else:
         print(f"no winner ({res.result}); your penalty points: {res.penalty_points[args.seat]}")

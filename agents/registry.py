@@ -1,8 +1,10 @@
 """Agents by name: ``make_agent("greedy")``, ``make_agent("ppo:runs/x/final.safetensors")``.
 
 Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``human``, ``ppo`` (the shipped
-checkpoint for the player count) and ``ppo:PATH``. Options may follow in brackets for the
-heuristics, e.g. ``patient[min_cards=4,danger=3]``. torch is imported only for ``ppo``.
+checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized search, :mod:`agents.search`).
+Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
+``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout``
+(a name). torch is imported only for ``ppo``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from machiavelli_env.rules import Rules
 from .base import Agent
 from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
 
-AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "human", "ppo")
+AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "human", "ppo", "search")
+_NAMED_OPTIONS = {"search": ("rollout",)}  # options whose value is a name, not an integer
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?:\[(?P<opts>[^\]]*)\])?(?::(?P<path>.+))?$")
 
@@ -23,16 +26,36 @@ class AgentSpecError(ValueError):
     """An agent name that cannot be built; the message names it and lists the known agents."""
 
 
-def _options(text: str | None, spec: str) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _options(text: str | None, spec: str, kind: str = "") -> dict[str, int | str]:
+    out: dict[str, int | str] = {}
     if not text:
         return out
+    named = _NAMED_OPTIONS.get(kind, ())
     for item in text.split(","):
         key, sep, value = item.partition("=")
-        if not sep or not value.strip().lstrip("-").isdigit():
+        key, value = key.strip(), value.strip()
+        if sep and key in named and re.fullmatch(r"[a-z_]+", value):
+            out[key] = value
+            continue
+        if not sep or not value.lstrip("-").isdigit():
             raise AgentSpecError(f"agent {spec!r}: option {item!r} must look like name=integer")
-        out[key.strip()] = int(value)
+        out[key] = int(value)
     return out
+
+
+def split_specs(text: str) -> list[str]:
+    """Split a comma-separated list of agent specs, keeping commas inside brackets (``a[x=1,y=2],b``)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
 
 
 def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -> Agent:
@@ -40,7 +63,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -
     m = _SPEC.match(spec.strip())
     if not m or m["kind"] not in AGENT_NAMES:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)} (ppo:PATH for a file)")
-    kind, opts, path = m["kind"], _options(m["opts"], spec), m["path"]
+    kind, path = m["kind"], m["path"]
+    opts = _options(m["opts"], spec, kind)
     if path is not None and kind != "ppo":
         raise AgentSpecError(f"agent {spec!r}: only ppo takes a path (ppo:PATH)")
     try:
@@ -54,6 +78,13 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -
             agent = PatientAgent(**opts)
         elif kind == "hoarder":
             agent = HoarderAgent(**opts)
+        elif kind == "search":
+            from .search import SearchAgent
+
+            try:
+                agent = SearchAgent(opts.pop("seed", seed), **opts)
+            except ValueError as exc:
+                raise AgentSpecError(f"agent {spec!r}: {exc}") from None
         elif kind == "human":
             from .human import HumanAgent
 
