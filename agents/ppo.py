@@ -51,6 +51,7 @@ from torch import nn
 
 from machiavelli_env import game, legal, observation
 from machiavelli_env.cards import NUM_TYPES
+from machiavelli_env.records import loads, printable
 from machiavelli_env.rules import Rules
 
 from .base import DRAW, Agent, Turn
@@ -62,6 +63,12 @@ CAND_SCALARS = 12
 STATE_DIM = observation.OBS_SIZE + EXTRA_STATE
 CAND_DIM = 2 * NUM_TYPES + CAND_SCALARS
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+#: Bounds on a checkpoint's architecture, checked before anything is built (the shipped ones use
+#: limit 32, hidden 256, cand_hidden 128).
+MAX_LIMIT = 1024
+MAX_HIDDEN = 4096
+#: Largest JSON side file read (a side file is about 1 KB).
+MAX_META_BYTES = 1024 * 1024
 
 __all__ = [
     "CAND_DIM",
@@ -71,6 +78,7 @@ __all__ = [
     "PPOAgent",
     "PolicySpec",
     "encode_turn",
+    "expected_shapes",
     "load_checkpoint",
     "load_ppo_agent",
     "save_checkpoint",
@@ -93,10 +101,11 @@ class PolicySpec:
     take_wins: bool = True  # a play that empties the hand wins at once: it is then the only candidate
 
     def __post_init__(self) -> None:
-        for name in ("limit", "hidden", "cand_hidden"):
+        for name, hi in (("limit", MAX_LIMIT), ("hidden", MAX_HIDDEN), ("cand_hidden", MAX_HIDDEN)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"policy {name} must be a positive integer, got {v!r}")
+            if type(v) is not int or not 1 <= v <= hi:
+                shown = repr(v) if len(repr(v)) <= 30 else repr(v)[:30] + "..."
+                raise ValueError(f"policy {name} must be an integer in 1..{hi}, got {shown}")
         for name in ("lookahead", "take_wins"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"policy {name} must be true or false, got {getattr(self, name)!r}")
@@ -104,8 +113,10 @@ class PolicySpec:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PolicySpec:
         """Build from a dict, naming unknown keys."""
+        if not isinstance(data, dict):
+            raise ValueError(f"policy settings must be an object, got {type(data).__name__}")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(str(k)[:30] for k in set(data) - known)
         if unknown:
             raise ValueError(f"unknown policy settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
         return cls(**data)
@@ -305,43 +316,97 @@ def save_checkpoint(policy: CandidatePolicy, path: str | Path, info: dict[str, A
 def _check_meta(meta: Any, where: str) -> PolicySpec:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{where}: not a machiavelli PPO checkpoint (no {FORMAT!r} metadata)")
-    if meta.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{where}: checkpoint format version {meta.get('version')!r}, expected {FORMAT_VERSION}")
+    if meta.get("version") != FORMAT_VERSION or type(meta.get("version")) is not int:
+        shown = printable(repr(meta.get("version")), 30)
+        raise CheckpointError(f"{where}: checkpoint format version {shown}, expected {FORMAT_VERSION}")
     try:
-        return PolicySpec.from_dict(dict(meta.get("policy", {})))
+        return PolicySpec.from_dict(meta.get("policy", {}))
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{where}: bad architecture metadata: {exc}") from None
 
 
-def policy_from_state_dict(spec: PolicySpec, weights: dict[str, torch.Tensor], where: str) -> CandidatePolicy:
-    """A :class:`CandidatePolicy` of ``spec`` with ``weights``; :class:`CheckpointError` when they do not fit."""
-    policy = CandidatePolicy(spec)
-    expected = policy.state_dict()
-    missing = sorted(set(expected) - set(weights))
-    unexpected = sorted(set(weights) - set(expected))
+def expected_shapes(spec: PolicySpec) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every tensor of a :class:`CandidatePolicy` of ``spec`` (computed, nothing built)."""
+    h, c = spec.hidden, spec.cand_hidden
+    layers = {
+        "state_net.0": (h, STATE_DIM), "state_net.2": (h, h),
+        "cand_net.0": (c, CAND_DIM), "cand_net.2": (c, c),
+        "score_net.0": (c, h + c), "score_net.2": (1, c),
+        "value_net.0": (c, h), "value_net.2": (1, c),
+    }
+    out: dict[str, tuple[int, ...]] = {}
+    for name, (n_out, n_in) in layers.items():
+        out[f"{name}.weight"] = (n_out, n_in)
+        out[f"{name}.bias"] = (n_out,)
+    return out
+
+
+def _check_shapes(spec: PolicySpec, shapes: dict[str, tuple[int, ...] | None], where: str) -> None:
+    """:class:`CheckpointError` unless the tensors' names and shapes are those of ``spec`` (``None``: not a tensor)."""
+    expected = expected_shapes(spec)
+    missing = sorted(set(expected) - set(shapes))
+    unexpected = sorted(printable(k, 60) for k in set(shapes) - set(expected))
     if missing or unexpected:
         raise CheckpointError(
             f"{where}: weights do not match the architecture {spec.to_dict()}"
-            f" (missing: {', '.join(missing) or 'none'}; unexpected: {', '.join(unexpected) or 'none'})"
+            f" (missing: {', '.join(missing) or 'none'}; unexpected: {', '.join(unexpected[:10]) or 'none'})"
         )
-    for name, t in expected.items():
-        w = weights[name]
-        if not isinstance(w, torch.Tensor) or tuple(w.shape) != tuple(t.shape):
-            got = tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__
-            raise CheckpointError(f"{where}: tensor {name} has shape {got}, the architecture needs {tuple(t.shape)}")
+    for name, want in expected.items():
+        got = shapes[name]
+        if got != want:
+            shown = "not a tensor" if got is None else f"shape {got}"
+            raise CheckpointError(f"{where}: tensor {name} has {shown}, the architecture needs {want}")
+
+
+def policy_from_state_dict(spec: PolicySpec, weights: dict[str, torch.Tensor], where: str) -> CandidatePolicy:
+    """A :class:`CandidatePolicy` of ``spec`` with ``weights``; :class:`CheckpointError` when they do not fit.
+
+    Names and shapes are checked against :func:`expected_shapes` before the network is built.
+    """
+    if not isinstance(weights, dict):
+        raise CheckpointError(f"{where}: the weights are not a mapping of tensor names to tensors")
+    _check_shapes(
+        spec, {k: tuple(w.shape) if isinstance(w, torch.Tensor) else None for k, w in weights.items()}, where)
+    for name, w in weights.items():
         if not torch.isfinite(w).all():
             raise CheckpointError(f"{where}: tensor {name} holds NaN or infinite values")
+    policy = CandidatePolicy(spec)
     policy.load_state_dict({k: v.float() for k, v in weights.items()})
     return policy.eval()
+
+
+def _read_meta(side: Path, header: dict[str, str], where: str) -> Any:
+    """The checkpoint's metadata: the JSON side file if there is one, else the safetensors header's copy."""
+    if side.is_file():
+        try:
+            with side.open("rb") as f:
+                raw = f.read(MAX_META_BYTES + 1)
+        except OSError as exc:
+            raise CheckpointError(f"{side}: cannot read: {exc.strerror or type(exc).__name__}") from None
+        if len(raw) > MAX_META_BYTES:
+            raise CheckpointError(f"{side}: larger than {MAX_META_BYTES // 1024} KiB (not a checkpoint's side file)")
+        source: str | bytes = raw
+        named = str(side)
+    else:
+        source = header.get("machiavelli", "null")
+        named = where
+    try:
+        return loads(source)
+    except ValueError as exc:
+        raise CheckpointError(f"{named}: bad JSON metadata: {exc}") from None
 
 
 def load_checkpoint(path: str | Path) -> tuple[CandidatePolicy, dict[str, Any]]:
     """Load a policy from a ``.safetensors`` checkpoint (or a training ``.pt``); returns ``(policy, metadata)``.
 
-    Raises :class:`CheckpointError` with the file name and the problem when it cannot be loaded.
+    Nothing in the file is trusted: the metadata is strict JSON with the architecture within
+    :data:`MAX_LIMIT` / :data:`MAX_HIDDEN`, and every tensor's name and shape is checked against
+    it before a tensor is read (safetensors) or the network is built. ``.pt`` files load with
+    ``torch.load(weights_only=True)``. Raises :class:`CheckpointError` with the file name and
+    the problem when it cannot be loaded.
     """
     path = Path(path)
-    where = str(path)
+    where = printable(str(path), 200)
     if path.is_dir():
         for name in ("final.safetensors", "checkpoint.pt"):
             if (path / name).is_file():
@@ -364,15 +429,14 @@ def load_checkpoint(path: str | Path) -> tuple[CandidatePolicy, dict[str, Any]]:
     try:
         with safe_open(str(path), framework="pt") as f:
             header = f.metadata() or {}
+            meta = _read_meta(path.with_suffix(".json"), header, where)
+            spec = _check_meta(meta, where)
+            _check_shapes(spec, {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}, where)
             weights = {k: f.get_tensor(k) for k in f.keys()}
     except (SafetensorError, OSError, ValueError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
         raise CheckpointError(f"{where}: not a readable safetensors file: {exc}") from None
-    side = path.with_suffix(".json")
-    try:
-        meta = json.loads(side.read_text()) if side.is_file() else json.loads(header.get("machiavelli", "null"))
-    except json.JSONDecodeError as exc:
-        raise CheckpointError(f"{side if side.is_file() else where}: bad JSON metadata: {exc}") from None
-    spec = _check_meta(meta, where)
     return policy_from_state_dict(spec, weights, where), meta
 
 

@@ -9,8 +9,13 @@ runner is imported only when its subcommand is chosen, so that ``machiavelli sol
 
 ``machiavelli solve`` asks the exact oracle (:mod:`machiavelli_env.oracle`) for the best play of a
 hand onto a table, checks whether a given play can be repacked with the table, or answers a JSON
-Lines batch of such questions (``--batch FILE``; ``-`` is stdin). Exit codes: 0 on success
-(a failed play is a successful answer), 2 on bad input, 1 when the oracle itself is unavailable.
+Lines batch of such questions (``--batch FILE``; ``-`` is stdin).
+
+Errors take one path for every subcommand (:func:`main`): bad input -- arguments, files, rules,
+records, checkpoints, configs -- prints one line ``machiavelli COMMAND: error: MESSAGE`` on
+stderr and exits with 2 (:data:`EXIT_HELP`, shown by every ``--help``); a failure of the tool
+itself (the compiled oracle missing, an internal error) exits with 1, also on one line
+(``MACHIAVELLI_DEBUG=1`` adds the traceback). A failed play is a successful answer (exit 0).
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, NoReturn
@@ -45,7 +52,9 @@ __all__ = [
     "OracleUnavailable",
     "Subcommand",
     "UsageError",
+    "EXIT_HELP",
     "build_parser",
+    "int_arg",
     "main",
     "order_meld",
     "parse_rules_arg",
@@ -62,11 +71,47 @@ class OracleUnavailable(Exception):
     """The compiled oracle backend is missing; ``main`` prints the message and exits with 1."""
 
 
+#: The exit status and error format of every subcommand (the epilog of every ``--help``).
+EXIT_HELP = (
+    "exit status: 0 done; 2 bad input (arguments, files, rules, records, states, checkpoints, configs), "
+    "reported as one line 'machiavelli COMMAND: error: MESSAGE' on stderr; 1 a failure of the tool itself "
+    "(the compiled oracle missing, an internal error; MACHIAVELLI_DEBUG=1 prints its traceback)."
+)
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (exit code 2)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {printable(message, 500)} (see {self.prog} --help)\n")
+
+
+def int_arg(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer in ``lo..hi`` (either end open when ``None``).
+
+    A bad value is an argparse error: ``machiavelli eval: error: argument --seed: must be an
+    integer >= 0, got '-1'``.
+    """
+    if lo is not None and hi is not None:
+        want = f"an integer in {lo}..{hi}"
+    elif lo is not None:
+        want = f"an integer >= {lo}"
+    elif hi is not None:
+        want = f"an integer <= {hi}"
+    else:
+        want = "an integer"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {want}, got {printable(repr(text), 40)}") from None
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"must be {want}, got {printable(repr(text), 40)}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
 
 
 @dataclass(frozen=True)
@@ -161,12 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``machiavelli`` argument parser with every registered subcommand."""
     from . import __version__
 
-    parser = _Parser(prog="machiavelli", description="Machiavelli, the open-table Italian rummy.")
+    parser = _Parser(prog="machiavelli", description="Machiavelli, the open-table Italian rummy.", epilog=EXIT_HELP)
     parser.add_argument("--version", action="version", version=f"machiavelli-env {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for cmd in SUBCOMMANDS:
-        p = sub.add_parser(cmd.name, help=cmd.help.replace("%", "%%"), description=cmd.help)
+        p = sub.add_parser(cmd.name, help=cmd.help.replace("%", "%%"), description=cmd.help, epilog=EXIT_HELP)
         cmd.add_arguments(p)
         p.set_defaults(_runner=cmd.runner)
     return parser
@@ -176,17 +221,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``machiavelli`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
     module, _, func = args._runner.partition(":")
-    runner: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), func)
+
+    def fail(code: int, message: str, exc: BaseException | None = None) -> int:
+        sys.stderr.write(f"machiavelli {args.command}: error: {printable(message, 2000)}\n")
+        if exc is not None and os.environ.get("MACHIAVELLI_DEBUG"):
+            traceback.print_exception(exc, file=sys.stderr)
+        return code
+
     try:
+        runner: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module), func)
         return int(runner(args) or 0)
     except UsageError as exc:
-        sys.stderr.write(f"machiavelli {args.command}: error: {exc}\n")
-        return 2
+        return fail(2, str(exc))
     except OracleUnavailable as exc:
-        sys.stderr.write(f"machiavelli {args.command}: error: {exc}\n")
-        return 1
+        return fail(1, str(exc))
     except BrokenPipeError:  # e.g. `machiavelli solve --batch ... | head`
         return 0
+    except KeyboardInterrupt:
+        return fail(130, "interrupted")
+    except ValueError as exc:
+        if type(exc).__module__.startswith("machiavelli_env"):  # the package's own input errors
+            return fail(2, str(exc), exc)
+        return fail(1, f"internal error: {type(exc).__name__}: {exc}", exc)
+    except OSError as exc:  # a file named on the command line that cannot be read or written
+        name = f"{exc.filename}: " if exc.filename else ""
+        return fail(2, f"cannot use {name}{exc.strerror or type(exc).__name__}", exc)
+    except Exception as exc:  # noqa: BLE001 - one line, not a traceback, for anything else
+        return fail(1, f"internal error: {type(exc).__name__}: {exc}", exc)
 
 
 # ====================================================================== shared helpers

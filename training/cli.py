@@ -12,6 +12,8 @@ import argparse
 import json
 from pathlib import Path
 
+from machiavelli_env.cli import int_arg
+
 #: Folder of the shipped training configs (``configs/train`` in a checkout, ``training/configs`` when installed).
 _HERE = Path(__file__).resolve().parent
 CONFIG_DIR = next((d for d in (_HERE.parent / "configs" / "train", _HERE / "configs") if d.is_dir()),
@@ -45,10 +47,12 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="training config YAML, or a name in configs/train (default: default)")
     p.add_argument("--out", default=None, metavar="DIR", help="output directory (default: runs/NAME)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.pt")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=int_arg(1, 256), default=None, metavar="N",
                    help="rollout worker processes (overrides the config; results depend on it)")
-    p.add_argument("--updates", type=int, default=None, metavar="N", help="number of PPO updates (overrides)")
-    p.add_argument("--seed", type=int, default=None, metavar="S", help="random seed (overrides the config)")
+    p.add_argument("--updates", type=int_arg(1, 10**9), default=None, metavar="N",
+                   help="number of PPO updates (overrides)")
+    p.add_argument("--seed", type=int_arg(0), default=None, metavar="S",
+                   help="random seed, >= 0 (overrides the config)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

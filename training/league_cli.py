@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from machiavelli_env.cli import int_arg
+
 
 def add_league_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``machiavelli league``."""
@@ -22,9 +24,10 @@ def add_league_arguments(p: argparse.ArgumentParser) -> None:
                    help="play games in this process (local) or as Ray tasks (ray); same games and ratings")
     p.add_argument("--address", metavar="ADDR", default=None,
                    help="Ray cluster address (e.g. auto, ray://host:10001); default: start a local Ray instance")
-    p.add_argument("--num-cpus", type=int, default=None, metavar="N",
+    p.add_argument("--num-cpus", type=int_arg(1, 4096), default=None, metavar="N",
                    help="CPUs of a local Ray instance (default: all)")
-    p.add_argument("--games", type=int, default=None, metavar="G", help="number of games (overrides the config)")
+    p.add_argument("--games", type=int_arg(0, 10**9), default=None, metavar="G",
+                   help="number of games (overrides the config)")
     p.add_argument("--records", metavar="FILE.jsonl", default=None,
                    help="also append every game played now as a full record (machiavelli replay FILE)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
