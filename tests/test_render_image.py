@@ -176,3 +176,78 @@ def test_single_agent_env_records_a_video(tmp_path):
         assert tuple(clip.size) == (W, H)
         n = sum(1 for _ in clip.iter_frames())
     assert n == steps + 1  # the reset frame and one per step
+
+
+class _FakeSurface:
+    def __init__(self, size):
+        self.size = size
+        self.blits = []
+
+    def get_size(self):
+        return self.size
+
+    def blit(self, surf, pos):
+        self.blits.append((surf, pos))
+
+
+class _FakePygame:
+    """The few pygame calls of render_image's window, recorded (no display needed)."""
+
+    def __init__(self, fail: bool = False):
+        self.fail, self.frames, self.flips, self.closed = fail, [], 0, False
+        self.display = self
+        self.surfarray = self
+        self.event = self
+
+    def init(self):
+        pass
+
+    def set_caption(self, title):
+        self.title = title
+
+    def set_mode(self, size):
+        if self.fail:
+            raise RuntimeError("no video device")
+        self.screen = _FakeSurface(size)
+        return self.screen
+
+    def make_surface(self, arr):
+        self.frames.append(arr)
+        return arr
+
+    def pump(self):
+        pass
+
+    def flip(self):
+        self.flips += 1
+
+    def quit(self):  # display.quit
+        self.closed = True
+
+
+def test_human_mode_draws_in_a_window_when_there_is_a_display(monkeypatch, capsys):
+    import sys
+
+    import machiavelli_env.render_image as ri
+
+    fake = _FakePygame()
+    monkeypatch.setitem(sys.modules, "pygame", fake)
+    monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.setattr(ri, "_window", None)
+    e = machiavelli_env.env(render_mode="human")
+    e.reset(seed=0)
+    plays = e.unwrapped.legal_plays(e.agent_selection, 4)
+    e.step(plays[0] if plays else np.zeros(53, dtype=np.int64))  # human mode renders every step
+    assert e.render() is None
+    assert fake.flips == 2 and fake.title == "Machiavelli"
+    assert fake.frames[-1].shape == (W, H, 3)  # pygame surfaces are (width, height)
+    assert capsys.readouterr().out == ""  # nothing printed: the picture went to the window
+    e.close()
+    assert ri._window is None and fake.closed
+
+    broken = _FakePygame(fail=True)  # a display that cannot open a window: the text instead
+    monkeypatch.setitem(sys.modules, "pygame", broken)
+    e = machiavelli_env.env(render_mode="human")
+    e.reset(seed=0)
+    e.render()
+    assert "player_0" in capsys.readouterr().out
