@@ -104,7 +104,7 @@ def replay_data(record: dict[str, Any]) -> dict[str, Any]:
         "env": record.get("env"),
         "rules": rules.name,
         "players": rules.players,
-        "seed": record.get("seed"),
+        "seed": str(record.get("seed")),  # a string: JavaScript numbers hold 53 bits
         "seats": seats,
         "outcome": outcome,
         "penalty_points": (record.get("result") or {}).get("penalty_points"),

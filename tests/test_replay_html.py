@@ -65,7 +65,7 @@ def test_embedded_steps_follow_the_record(records):
     data = _embedded(replay_html(rec))
     steps = data["steps"]
     assert len(steps) == len(rec["moves"]) + 1 and steps[0]["move"]["kind"] == "deal"
-    assert data["seats"] == rec["seats"]
+    assert data["seats"] == rec["seats"] and data["seed"] == str(rec["seed"])  # exact, beyond 2**53
     for move, step, before in zip(rec["moves"], steps[1:], steps[:-1], strict=True):
         m = step["move"]
         assert m["player"] == move["player"] and m["kind"] == move["event"].split(":")[0]
@@ -260,6 +260,7 @@ def test_the_page_works_in_headless_chromium(records, tmp_path):
 
         st = expect(0)
         assert st["prevDisabled"] and st["label"].startswith("deal")
+        assert page.eval("document.getElementById('title').textContent").endswith(f"seed {rec['seed']}")
         page.screenshot(shots / "replay_deal.png")
         page.key("ArrowRight", 39)
         page.key("ArrowRight", 39)
