@@ -53,6 +53,11 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="number of PPO updates (overrides)")
     p.add_argument("--seed", type=int_arg(0), default=None, metavar="S",
                    help="random seed, >= 0 (overrides the config)")
+    p.add_argument("--engine", choices=("local", "ray"), default=None,
+                   help="rollout workers as local processes or Ray actors (overrides rollout.engine; "
+                        "the same weights either way)")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="Ray cluster for the rollout workers, e.g. auto or ray://HEAD:10001 (implies --engine ray)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -65,22 +70,30 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(resolve_config(args.config))
         overrides = {k: getattr(args, k) for k in ("updates", "seed") if getattr(args, k) is not None}
-        if overrides or args.workers is not None:
+        engine, address = getattr(args, "engine", None), getattr(args, "address", None)
+        if address is not None and engine == "local":
+            raise ConfigError("--address names a Ray cluster: it needs --engine ray (or no --engine)")
+        if overrides or args.workers is not None or engine is not None or address is not None:
             data = cfg.to_dict()
             data.update(overrides)
             if args.workers is not None:
                 data["rollout"]["workers"] = args.workers
+            if address is not None:
+                data["rollout"].update(engine="ray", address=address)
+            elif engine is not None:
+                data["rollout"].update(engine=engine, address=None if engine == "local" else data["rollout"]["address"])
             cfg = config_from_dict(data)
     except (ConfigError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     from machiavelli_env.agents.ppo import CheckpointError
 
     from .ppo import train
+    from .ray_rollouts import RayUnavailable
 
     out = Path(args.out) if args.out else Path("runs") / cfg.name
     try:
         summary = train(cfg, out, resume=args.resume, progress_bar=not args.no_progress)
-    except (FileExistsError, FileNotFoundError) as exc:
+    except (FileExistsError, FileNotFoundError, RayUnavailable) as exc:
         raise UsageError(str(exc)) from None
     except CheckpointError as exc:
         raise UsageError(f"init: {exc}") from None

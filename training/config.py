@@ -28,6 +28,7 @@ from machiavelli_env.rules import Rules, RulesError
 
 HEURISTICS = tuple(n for n in AGENT_NAMES if n not in ("human", "ppo"))
 REWARDS = ("env", "placement")  # ppo.reward: the terminal reward the learner is trained on
+ENGINES = ("local", "ray")  # rollout.engine (see training.rollout.WorkerGroup)
 
 
 class ConfigError(ValueError):
@@ -39,12 +40,17 @@ class RolloutConfig:
     """``workers`` processes (1: in the main process), each stepping ``games`` games together;
     ``steps`` learner moves per game per update. ``take_wins``: the learner and its policy opponents
     apply the policy's ``take_wins`` rule in rollouts too (a play that empties the hand is then the only
-    candidate, as in evaluation); off, they sample the unmasked policy (runs made before the option)."""
+    candidate, as in evaluation); off, they sample the unmasked policy (runs made before the option).
+    ``engine``: ``local`` (processes on this machine) or ``ray`` (one Ray actor per worker, on a local
+    Ray instance or the cluster at ``address``, e.g. ``"auto"`` or ``"ray://head:10001"``); the same
+    weights either way for the same seed and worker count."""
 
     workers: int = 1
     games: int = 16
     steps: int = 32
     take_wins: bool = False
+    engine: str = "local"
+    address: str | None = None
 
 
 @dataclass
@@ -143,6 +149,13 @@ class TrainConfig:
         _positive(self.rollout, ("workers", "games", "steps"), "rollout.")
         if not isinstance(self.rollout.take_wins, bool):
             raise ConfigError(f"rollout.take_wins must be true or false, got {self.rollout.take_wins!r}")
+        if self.rollout.engine not in ENGINES:
+            raise ConfigError(f"rollout.engine must be one of {', '.join(ENGINES)}, got {self.rollout.engine!r}")
+        address = self.rollout.address
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ConfigError(f"rollout.address must be a Ray address string or null, got {address!r}")
+        if address is not None and self.rollout.engine != "ray":
+            raise ConfigError("rollout.address applies only with rollout.engine: ray")
         p = self.ppo
         _positive(p, ("epochs", "minibatches"), "ppo.")
         if self.batch_size % p.minibatches:

@@ -144,6 +144,7 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
         first_update=state["update"], heuristics=cfg.pool.heuristics, latest=cfg.pool.latest,
         gamma=cfg.ppo.gamma, shaping=cfg.ppo.shaping, reward=cfg.ppo.reward,
         placement_weight=cfg.ppo.placement_weight, take_wins=cfg.rollout.take_wins,
+        engine=cfg.rollout.engine, address=cfg.rollout.address,
     )
     pbar = None
     if progress_bar:

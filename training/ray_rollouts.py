@@ -1,7 +1,9 @@
 """Run a function over many seeds (or other items) on Ray workers, results in input order.
 
 Ray is an optional extra (``pip install -e ".[ray]"``). Used by ``machiavelli league --engine ray``
-(one task per game) and by PPO training's ``rollout_engine: ray`` (one task per rollout seed)::
+(one task per game, :func:`ray_map`) and by PPO training's ``rollout.engine: ray``
+(:class:`RayWorkerGroup`: one actor per rollout worker, each holding a
+:class:`~machiavelli_env.training.rollout.RolloutWorker`)::
 
     from machiavelli_env.training.ray_rollouts import ray_map
 
@@ -59,6 +61,64 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
             where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
             raise RayUnavailable(f"cannot start or connect to {where}: {exc}") from None
     return ray
+
+
+class _RolloutActor:
+    """One :class:`~machiavelli_env.training.rollout.RolloutWorker` in a Ray actor (one CPU, one torch thread)."""
+
+    def __init__(self, kwargs: dict[str, Any]):
+        import torch
+
+        from .rollout import RolloutWorker
+
+        torch.set_num_threads(1)
+        self.worker = RolloutWorker(**kwargs)
+
+    def ready(self) -> bool:
+        return True
+
+    def call(self, cmd: str, args: dict[str, Any]) -> Any:
+        return getattr(self.worker, cmd)(**args)
+
+
+class RayWorkerGroup:
+    """``workers`` rollout workers as Ray actors, on a local instance or the cluster at ``address``.
+
+    The same interface as :class:`~machiavelli_env.training.rollout.WorkerGroup` (``n``, ``local``
+    (always ``None``), ``call``, ``close``); worker ``w`` gets the same arguments and seeds as the
+    local engine's worker ``w``, so a run gives the same weights on either engine for the same seed
+    and worker count. A worker's exception is raised as ``WorkerError`` with its traceback.
+    """
+
+    def __init__(self, workers: int, *, address: str | None = None, num_cpus: int | None = None, **kwargs: Any):
+        from .rollout import WorkerError
+
+        self._error = WorkerError
+        self.ray = ensure_ray(address, num_cpus)
+        self.n = workers
+        self.local = None
+        actor = self.ray.remote(num_cpus=1, max_restarts=0)(_RolloutActor)
+        self.actors = [actor.remote({**kwargs, "worker": w}) for w in range(workers)]
+        self._get([a.ready.remote() for a in self.actors])
+
+    def _get(self, refs: list[Any]) -> list[Any]:
+        try:
+            return self.ray.get(refs)
+        except self.ray.exceptions.RayError as exc:
+            self.close()
+            raise self._error(f"rollout worker failed on Ray:\n{exc}") from None
+
+    def call(self, cmd: str, args: list[dict[str, Any]]) -> list[Any]:
+        """Run ``cmd`` on every worker (``args[w]`` for worker ``w``); the results in worker order."""
+        return self._get([a.call.remote(cmd, x) for a, x in zip(self.actors, args, strict=True)])
+
+    def close(self) -> None:
+        for a in self.actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # already gone
+                pass
+        self.actors = []
 
 
 def _call(fn: Callable[..., T], item: Any, torch_threads: int, *shared: Any) -> T:

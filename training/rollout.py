@@ -8,9 +8,11 @@ the whole batch (one torch thread), samples the moves, and plays them. Finished 
 again at once, with a new seat and new opponents.
 
 :class:`WorkerGroup` runs ``workers`` of them: in this process when ``workers == 1``, else one
-spawned process each (pipes carry weights in and numpy batches out). Every worker's random
+spawned process each (pipes carry weights in and numpy batches out); with ``engine="ray"`` one
+Ray actor each, on a local Ray instance or the cluster at ``address``
+(:class:`~machiavelli_env.training.ray_rollouts.RayWorkerGroup`). Every worker's random
 numbers come from ``SeedSequence([seed, worker, first_update])``, so a run is reproducible for a
-given seed and worker count.
+given seed and worker count, and gives the same weights on either engine.
 
 Rewards: the engine's (the rules' ``reward``), or with ``placement`` a reward for the learner's
 finishing place at the end of each game: the winner first, the others by fewest penalty points
@@ -271,10 +273,28 @@ class WorkerError(RuntimeError):
     """A rollout worker failed; the message carries its traceback."""
 
 
-class WorkerGroup:
-    """``workers`` rollout workers (in this process when ``workers == 1``); see the module docstring."""
+ENGINES = ("local", "ray")
 
-    def __init__(self, workers: int, **kwargs: Any):
+
+class WorkerGroup:
+    """``workers`` rollout workers (in this process when ``workers == 1``); see the module docstring.
+
+    ``engine="ray"`` returns a :class:`~machiavelli_env.training.ray_rollouts.RayWorkerGroup` (same
+    interface) on the Ray cluster at ``address`` (default: a local instance).
+    """
+
+    def __new__(cls, workers: int, *, engine: str = "local", address: str | None = None, **kwargs: Any) -> Any:
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        if engine == "ray":
+            from .ray_rollouts import RayWorkerGroup
+
+            return RayWorkerGroup(workers, address=address, **kwargs)
+        if address is not None:
+            raise ValueError("address applies only to engine='ray'")
+        return super().__new__(cls)
+
+    def __init__(self, workers: int, *, engine: str = "local", address: str | None = None, **kwargs: Any):
         self.n = workers
         self.local: RolloutWorker | None = None
         self.procs: list[Any] = []
