@@ -6,7 +6,7 @@ picture as a ``PIL.Image``. Every frame has the same size (default 1280 x 720), 
 written to a video (``gymnasium.wrappers.RecordVideo``).
 
 The picture: a header (rules, turn, stock size, the result once over); the other players' hands
-as card backs with their counts; the table's melds as cards; a line describing the last move,
+as card backs with their counts (the cards a failed play revealed face up); the table's melds as cards; a line describing the last move,
 with the melds it formed outlined in gold, the cards it added marked, and the melds it broke up
 shown small beside it; and the hand of one player face up (by default the player to move). Card
 faces are drawn with Pillow's primitives and its built-in font (``ImageFont.load_default``); no
@@ -244,14 +244,21 @@ def render_image(
             if r.match_target > 0:
                 info += f"  ·  {int(state.scores[q])}/{r.match_target}"
             d.text((x0 + 10, top + 26), info, font=_font(14), fill=MUTED)
-            shown = min(cnt, 24)
+            known = sorted(from_counts(np.minimum(state.known[q], state.hands[q])), key=sort_key)[:12]
             bw, bh = 26, 36
-            room = pw - 20 - bw
+            faces_w = (bw + 14 * (len(known) - 1) + 12) if known else 0  # cards revealed by failed plays
+            shown = min(cnt - len(known), 24)
+            room = pw - 20 - bw - faces_w - 30
             stepx = min(12, room / max(1, shown - 1)) if shown > 1 else 0
+            x = x0 + 10
             for k in range(shown):
-                _back(d, x0 + 10 + k * stepx, top + 48, bw, bh)
-            if cnt > shown:
-                d.text((x0 + 10 + shown * stepx + bw + 6, top + 58), f"+{cnt - shown}", font=_font(14), fill=WHITE)
+                _back(d, x + k * stepx, top + 48, bw, bh)
+            x += (shown - 1) * stepx + bw + 6 if shown else 0
+            if cnt - len(known) > shown:
+                d.text((x, top + 58), f"+{cnt - len(known) - shown}", font=_font(14), fill=WHITE)
+                x += 30
+            for k, c in enumerate(known):
+                _card(d, x + 6 + k * 14, top + 48, bw, bh, c, pip=False)
         top += 100
 
     # the last move and the hand take the bottom; the table gets the rest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -251,3 +252,18 @@ def test_human_mode_draws_in_a_window_when_there_is_a_display(monkeypatch, capsy
     e.reset(seed=0)
     e.render()
     assert "player_0" in capsys.readouterr().out
+
+
+def test_cards_revealed_by_a_failed_play_are_drawn_face_up():
+    s = game.new_game(Rules.load("classic", players=3), 9)
+    action = np.zeros(53, dtype=np.int64)
+    action[np.flatnonzero(s.hands[0])[0]] = 1
+    failed = game.step(s, action)
+    assert failed.event == "failed" and failed.known[0].sum() == 1
+    later = game.step(failed, np.zeros(53, dtype=np.int64))
+    hidden = dataclasses.replace(later, known=np.zeros_like(later.known))
+    panel = (20, 52, 440, 144)  # player_0's panel, seen by player_2
+    a, b = render_rgb(later, viewer=2), render_rgb(hidden, viewer=2)
+    x0, y0, x1, y1 = panel
+    face = np.all(a[y0:y1, x0:x1] == np.array((252, 251, 246), dtype=np.uint8), axis=-1).sum()
+    assert face > 200 and np.all(b[y0:y1, x0:x1] == np.array((252, 251, 246), dtype=np.uint8), axis=-1).sum() == 0
