@@ -117,7 +117,7 @@ class SearchAgent(Agent):
         *,
         sims: int = DEFAULT_SIMS,
         rollout: str = "hoarder",
-        top: int = 8,
+        top: int = 4,
         depth: int = 200,
     ):
         for key, value, low in (("sims", sims, 1), ("top", top, 1), ("depth", depth, 1)):
