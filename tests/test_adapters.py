@@ -8,7 +8,7 @@ import pickle
 import gymnasium
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, performance_benchmark
+from pettingzoo.test import api_test, performance_benchmark, seed_test
 from pettingzoo.test.state_test import test_state as pz_state_test
 
 import machiavelli_env
@@ -174,6 +174,7 @@ def test_candidate_plays_flatten_folds_the_candidates_in():
         flat.step(action)
     assert nonzero_cands > 0
     api_test(CandidatePlays(machiavelli_env.env(), limit=8, flatten=True), num_cycles=100)
+    seed_test(lambda: CandidatePlays(machiavelli_env.env(), limit=8, flatten=True), num_cycles=60)
 
 
 def test_candidate_plays_invalid_action_modes():
