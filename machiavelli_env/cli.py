@@ -193,6 +193,12 @@ SUBCOMMANDS: list[Subcommand] = [
         lambda p: _lazy("machiavelli_env.training.cli:add_train_args")(p),
         "machiavelli_env.training.cli:run_train",
     ),
+    Subcommand(
+        "exploit",
+        "approximate exploitability: train a best-response PPO against a frozen agent, its win rate and curve",
+        lambda p: _lazy("machiavelli_env.training.exploit:add_exploit_arguments")(p),
+        "machiavelli_env.training.exploit:run_exploit",
+    ),
 ]
 
 
