@@ -148,18 +148,36 @@ def decode_melds(encoded: bytes) -> list[list[int]]:
     return _dp.melds(encoded)
 
 
+def ilp_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
+    """The same answer as :func:`raw_solve`, from the integer programme of :mod:`.ilp` (HiGHS): the
+    exact fallback for a position whose depth-first memo reaches ``memo_limit`` entries (a count,
+    so the switch never depends on timing) in both sweep directions. ``MemoryError`` when highspy is
+    not installed."""
+    from . import ilp
+
+    try:
+        play = ilp.solve_bounds(np.asarray(lo), np.asarray(hi), np.asarray(weights), rules,
+                                need_group=bool(need_group), min_open_points=int(min_open))
+    except ImportError as exc:
+        raise MemoryError(f"_dp: position too large for the exact search (memo limit), and {exc}") from None
+    return None if play is None else (int(play.value), play.counts, play.melds)
+
+
 def raw_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
     """The extension's answer: ``None``, ``(value, counts, melds)`` with ``counts`` = ``x - lo`` as
     53 int64 in a bytearray and ``melds`` encoded (:func:`decode_melds`), or an int error code (1:
     lo > hi, 2: more copies than the pack, 3: a negative count or weight). Retried on the mirrored
-    position when the memo runs out."""
+    position when the memo runs out, then answered by :func:`ilp_solve`."""
     ace, mjpm, decks, jokers = rules_params(rules)
     try:
         return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers)
     except MemoryError:
         if min_open:
-            raise
-    return mirrored_solve(lo, hi, weights, rules, need_group)
+            return ilp_solve(lo, hi, weights, rules, need_group, min_open)
+    try:
+        return mirrored_solve(lo, hi, weights, rules, need_group)
+    except MemoryError:
+        return ilp_solve(lo, hi, weights, rules, need_group, 0)
 
 
 def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool):
@@ -176,7 +194,11 @@ def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Ru
     try:
         return _dp.best(table, hand, weights, ace, mjpm, decks, jokers)
     except MemoryError:
+        pass
+    try:
         return mirrored_solve(table, table + hand, weights, rules, False)
+    except MemoryError:
+        return ilp_solve(table, table + hand, weights, rules, False, 0)
 
 
 def raw_by_card(
@@ -190,8 +212,29 @@ def raw_by_card(
         return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(melds))
     except MemoryError:
         if min_open:
-            raise
-    return mirrored_by_card(lo, hi, weights, rules, need_group, melds)
+            return ilp_by_card(lo, hi, weights, rules, need_group, min_open)
+    try:
+        return mirrored_by_card(lo, hi, weights, rules, need_group, melds)
+    except MemoryError:
+        return ilp_by_card(lo, hi, weights, rules, need_group, 0)
+
+
+def ilp_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
+    """:func:`raw_by_card`'s answer from :func:`ilp_solve`, one query per card type that may be added
+    (that card's lower bound raised by one); counts and values relative to ``lo``."""
+    lo, hi, w = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64), np.asarray(weights, dtype=np.int64)
+    if ilp_solve(lo, hi, w, rules, need_group, min_open) is None:
+        return None
+    out = {}
+    for c in np.flatnonzero(hi > lo):
+        lo_c = lo.copy()
+        lo_c[c] += 1
+        res = ilp_solve(lo_c, hi, w, rules, need_group, min_open)
+        if res is not None:
+            counts = res[1].copy()
+            counts[c] += 1
+            out[int(c)] = (int(w @ counts), counts, res[2])
+    return out
 
 
 def mirrored_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, melds: bool):

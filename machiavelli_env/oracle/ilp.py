@@ -27,6 +27,8 @@ meld is worth the **maximum** over its placements (of the same kind).
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -132,13 +134,23 @@ def meld_list(rules: Rules) -> MeldList:
 
 @lru_cache(maxsize=1)
 def _highs() -> Any:
-    """One reusable, silent HiGHS instance (HiGHS prints its banner once, on the first one)."""
+    """One reusable, silent HiGHS instance. HiGHS prints a banner on standard output when the first
+    instance is made; it is sent to /dev/null, since the oracle also serves programs whose output
+    is data (``machiavelli solve --batch`` writes JSON lines)."""
     try:
         import highspy
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(_HIGHSPY_HINT) from exc
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)  # integer objective: a gap below 1 proves optimality
     # HiGHS 1.16's presolve wrongly declares some feasible meld models infeasible (a 66-card ace-low

@@ -1,0 +1,85 @@
+"""The oracle's exact fallback: a position whose depth-first memo reaches its entry limit in both
+sweep directions is answered by the integer programme, with the same values, instead of raising
+MemoryError. The limit counts entries, so the switch never depends on timing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from machiavelli_env.cards import to_counts
+from machiavelli_env.melds import is_valid_meld
+from machiavelli_env.oracle import _dp, best_play, best_plays_by_card, repack
+from machiavelli_env.oracle import dp as dp_module
+from machiavelli_env.rules import Rules
+
+pytest.importorskip("highspy")
+
+# a crowded two-joker table with a small hand: the bounded depth-first search needs about 10,000 nodes
+TABLE = to_counts(
+    "AS AS 2S 3S 3S 4S 5S 5S 6S 6S 7S 8S 9S 10S 10S QS KS AH AH 2H 3H 4H 5H 5H 6H 6H 7H 8H 9H 9H 10H 10H "
+    "JH JH QH KH AD 2D 3D 4D 6D 7D 9D 9D 10D 10D JD QD QD 3C 5C 6C 7C 9C 10C JC JC QC KC KC JK JK"
+)
+HAND = to_counts("4H 2D 7D 2C")
+RULES = Rules.load("classic_jokers")
+TINY = {"memo_limit": 20, "budget": 10, "budget2": 10, "probe": 10, "full": 0, "repack_full": 0}
+
+
+@pytest.fixture
+def tiny_memo():
+    saved = _dp.set_params()
+    _dp.set_params(**TINY)
+    try:
+        yield
+    finally:
+        _dp.set_params(**saved)
+
+
+@pytest.fixture
+def count_ilp(monkeypatch):
+    calls = []
+    real = dp_module.ilp_solve
+
+    def counted(*args):
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(dp_module, "ilp_solve", counted)
+    return calls
+
+
+def _valid_arrangement(melds: list[list[int]], total: np.ndarray) -> bool:
+    got = np.zeros(53, dtype=np.int64)
+    for meld in melds:
+        np.add.at(got, meld, 1)
+    return all(is_valid_meld(m, RULES) for m in melds) and np.array_equal(got, total)
+
+
+@pytest.fixture(scope="module")
+def search_answers():
+    """The answers of the extension's own search (default parameters)."""
+    return best_play(TABLE, HAND, RULES), {c: p.value for c, p in best_plays_by_card(TABLE, HAND, RULES).items()}
+
+
+def test_best_play_past_the_memo_limit_is_answered_exactly_by_the_ilp(search_answers, tiny_memo, count_ilp) -> None:
+    expected = search_answers[0]
+    got = best_play(TABLE, HAND, RULES)
+    assert count_ilp, "the fallback was not used"
+    assert got.value == expected.value == 2
+    assert np.all(got.counts <= HAND)
+    assert _valid_arrangement(got.melds, TABLE + got.counts)
+
+
+def test_best_plays_by_card_past_the_memo_limit_match_the_search(search_answers, tiny_memo, count_ilp) -> None:
+    expected = search_answers[1]
+    got = best_plays_by_card(TABLE, HAND, RULES)
+    assert count_ilp
+    assert {c: p.value for c, p in got.items()} == expected
+    for c, p in got.items():
+        assert p.counts[c] >= 1 and _valid_arrangement(p.melds, TABLE + p.counts)
+
+
+def test_repack_past_the_memo_limit_still_decides(tiny_memo) -> None:
+    melds = repack(TABLE, to_counts("2D 2C"), RULES)
+    assert melds is not None and _valid_arrangement(melds, TABLE + to_counts("2D 2C"))
+    assert repack(TABLE, to_counts("2D 2C 7D"), RULES) is None
