@@ -1,0 +1,269 @@
+"""The tail of a move's cost: per-move latency on every shipped rules preset and on stress configurations.
+
+Usage::
+
+    python benchmarks/tail.py [--quick] [--games N] [--greedy-games N] [--seed S]
+                              [--configs classic,jokers2,...] [--json OUT] [--slow OUT.jsonl]
+
+Two parts, one process, one core:
+
+* **Mixed games** on every preset in ``configs/rules`` and on the stress configurations below:
+  seat-rotated games of ``random``, ``greedy`` and ``hoarder`` (and the shipped ``ppo`` where a
+  checkpoint exists for that player count and torch is installed). Game ``g`` seats
+  ``kinds[(g + i) % len(kinds)]`` in seat ``i``, so every kind sits in every seat. A move's time
+  is the agent's decision (``turn_from_state`` and ``act``, with every oracle query it makes) plus
+  the engine's ``game.step``, in CPU time of this process (``time.process_time_ns``), so that other
+  processes on a shared machine do not enter it; ``--wall`` times wall-clock instead. Per
+  configuration: moves, p50 / p99 / p99.9 / max per move, and moves per second (moves over the
+  summed move times).
+* **Greedy self-play** of the joker presets against classic, interleaved game by game (the same
+  seeds, one game of each in turn), so that a swing in the machine's speed reaches both sides: each
+  preset's moves per second and its ratio to classic's.
+
+The verdict lines apply the targets: on every shipped preset p99 <= 5 ms and max <= 50 ms a move,
+on the stress configurations max <= 250 ms, and greedy self-play of each joker preset at >= 0.5x
+classic's moves per second. Timings depend on the machine and its load; the answers (and so the
+games) do not: every budget in the oracle counts expansions, never time.
+
+``--slow OUT.jsonl`` writes the slowest positions (state JSON and the agent that moved) for study.
+The peak resident memory of the process is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from machiavelli_env.agents.base import turn_from_state  # noqa: E402
+from machiavelli_env.agents.registry import make_agent  # noqa: E402
+
+from machiavelli_env import __version__, game  # noqa: E402
+from machiavelli_env.rules import Rules  # noqa: E402
+
+PRESET_DIR = ROOT / "configs" / "rules"
+#: stress configurations: classic with these overrides
+STRESS: dict[str, dict[str, Any]] = {
+    "stress_3decks": {"decks": 3},
+    "stress_3decks_4jokers": {"decks": 3, "jokers": 4},
+    "stress_4jokers_1pm": {"jokers": 4, "max_jokers_per_meld": 1},
+    "stress_6jokers_1pm": {"jokers": 6, "max_jokers_per_meld": 1},
+    "stress_4jokers_2pm": {"jokers": 4, "max_jokers_per_meld": 2},
+    "stress_6jokers_3pm": {"jokers": 6, "max_jokers_per_meld": 3},
+    "stress_4p_4jokers": {"players": 4, "jokers": 4},
+    "stress_5p_3decks_5jokers": {"players": 5, "decks": 3, "hand_size": 15, "jokers": 5},
+    "stress_6p_3decks_6jokers": {"players": 6, "decks": 3, "hand_size": 15, "jokers": 6},
+    "stress_wrap_2jokers": {"ace": "wrap", "jokers": 2},
+    "stress_wrap_4jokers_2pm": {"ace": "wrap", "jokers": 4, "max_jokers_per_meld": 2},
+}
+JOKER_PRESETS = ("classic_jokers", "spanish_comodines", "jokers2")
+TARGET_P99_MS, TARGET_MAX_MS, TARGET_STRESS_MAX_MS, TARGET_GREEDY_RATIO = 5.0, 50.0, 250.0, 0.5
+FULL = {"games": 24, "greedy_games": 40}
+QUICK = {"games": 4, "greedy_games": 6}
+
+
+def preset_names() -> list[str]:
+    """Every shipped preset, by file name."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+
+
+def config_rules(name: str) -> Rules:
+    """The rules of a preset or stress configuration."""
+    if name in STRESS:
+        return Rules.load("classic", **STRESS[name])
+    return Rules.load(name)
+
+
+def ppo_available(players: int) -> bool:
+    """Whether the shipped ``ppo`` has a checkpoint for exactly ``players`` players and loads."""
+    try:
+        from machiavelli_env.agents.ppo import CHECKPOINT_DIR
+    except ImportError:
+        return False
+    return (CHECKPOINT_DIR / f"ppo_classic_{players}p.safetensors").is_file()
+
+
+@dataclass
+class Times:
+    """Move times (ns) of one configuration, and its slowest positions."""
+
+    ns: list[int] = field(default_factory=list)
+    slow: list[tuple[int, str, str]] = field(default_factory=list)  # (ns, agent, state JSON)
+
+    def add(self, ns: int, agent: str, state: game.State, keep: int) -> None:
+        self.ns.append(ns)
+        if keep and (len(self.slow) < keep or ns > self.slow[-1][0]):
+            self.slow.append((ns, agent, game.state_to_json(state)))
+            self.slow.sort(key=lambda t: -t[0])
+            del self.slow[keep:]
+
+    def summary(self) -> dict[str, float]:
+        a = np.asarray(self.ns, dtype=np.float64) / 1e6
+        if a.size == 0:
+            return {"moves": 0}
+        return {
+            "moves": int(a.size),
+            "p50_ms": float(np.percentile(a, 50)),
+            "p99_ms": float(np.percentile(a, 99)),
+            "p999_ms": float(np.percentile(a, 99.9)),
+            "max_ms": float(a.max()),
+            "moves_per_s": float(a.size / (a.sum() / 1e3)),
+        }
+
+
+CLOCK = time.process_time_ns
+
+
+def play_timed(rules: Rules, agents: list[Any], names: list[str], seed: int, times: Times, keep: int) -> None:
+    """One game; every move's decision plus engine step goes into ``times``."""
+    for i, agent in enumerate(agents):
+        agent.reset(seed * 31 + i)
+    state = game.new_game(rules, seed)
+    clock = CLOCK
+    while not state.done:
+        p = state.current
+        t0 = clock()
+        action = np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64)
+        after = game.step(state, action)
+        t1 = clock()
+        times.add(t1 - t0, names[p], state, keep)
+        state = after
+
+
+def mixed(name: str, games: int, seed: int, keep: int) -> tuple[dict[str, Any], Times]:
+    """Seat-rotated games of the bots (and ppo) on one configuration."""
+    rules = config_rules(name)
+    kinds = ["random", "greedy", "hoarder"] + (["ppo"] if ppo_available(rules.players) else [])
+    pool = {k: make_agent(k, rules, seed=seed) for k in kinds}
+    times = Times()
+    for g in range(games):
+        names = [kinds[(g + i) % len(kinds)] for i in range(rules.players)]
+        agents = [pool[k] if names.count(k) == 1 else make_agent(k, rules, seed=seed + i) for i, k in enumerate(names)]
+        play_timed(rules, agents, names, seed + g, times, keep)
+    row = {"config": name, "stress": name in STRESS, "players": rules.players, "kinds": kinds, "games": games,
+           **times.summary()}
+    return row, times
+
+
+def greedy_interleaved(games: int, seed: int) -> dict[str, dict[str, float]]:
+    """Greedy self-play moves/s of classic and the joker presets, one game of each in turn."""
+    names = ("classic",) + JOKER_PRESETS
+    rules = {n: Rules.load(n) for n in names}
+    agents = {n: [make_agent("greedy", r) for _ in range(r.players)] for n, r in rules.items()}
+    totals = {n: Times() for n in names}
+    for g in range(games):
+        for n in names:
+            play_timed(rules[n], agents[n], ["greedy"] * rules[n].players, seed + g, totals[n], 0)
+    out = {}
+    for n in names:
+        s = totals[n].summary()
+        out[n] = {"moves": s["moves"], "moves_per_s": s["moves_per_s"], "max_ms": s["max_ms"]}
+    for n in names:
+        out[n]["ratio_to_classic"] = out[n]["moves_per_s"] / out["classic"]["moves_per_s"]
+    return out
+
+
+def verdicts(rows: list[dict[str, Any]], greedy: dict[str, dict[str, float]]) -> list[str]:
+    """PASS / FAIL lines for the targets."""
+    lines = []
+    presets = [r for r in rows if not r["stress"]]
+    stress = [r for r in rows if r["stress"]]
+    if presets:
+        worst_p99 = max(presets, key=lambda r: r["p99_ms"])
+        worst_max = max(presets, key=lambda r: r["max_ms"])
+        ok = worst_p99["p99_ms"] <= TARGET_P99_MS and worst_max["max_ms"] <= TARGET_MAX_MS
+        lines.append(f"{'PASS' if ok else 'FAIL'} presets: worst p99 {worst_p99['p99_ms']:.2f} ms "
+                     f"({worst_p99['config']}), worst max {worst_max['max_ms']:.1f} ms ({worst_max['config']}); "
+                     f"targets p99 <= {TARGET_P99_MS} ms, max <= {TARGET_MAX_MS} ms")
+    if stress:
+        worst = max(stress, key=lambda r: r["max_ms"])
+        ok = worst["max_ms"] <= TARGET_STRESS_MAX_MS
+        lines.append(f"{'PASS' if ok else 'FAIL'} stress: worst max {worst['max_ms']:.1f} ms ({worst['config']}); "
+                     f"target max <= {TARGET_STRESS_MAX_MS} ms")
+    if greedy:
+        low = min((n for n in JOKER_PRESETS), key=lambda n: greedy[n]["ratio_to_classic"])
+        ok = greedy[low]["ratio_to_classic"] >= TARGET_GREEDY_RATIO
+        lines.append(f"{'PASS' if ok else 'FAIL'} greedy self-play: lowest joker ratio "
+                     f"{greedy[low]['ratio_to_classic']:.2f}x classic ({low}); target >= {TARGET_GREEDY_RATIO}x")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Per-move latency (p50/p99/p99.9/max) on every preset and stress config.")
+    ap.add_argument("--quick", action="store_true", help=f"few games ({QUICK['games']} mixed, "
+                    f"{QUICK['greedy_games']} greedy per preset) for a smoke run")
+    ap.add_argument("--games", type=int, help=f"mixed games per configuration (default {FULL['games']})")
+    ap.add_argument("--greedy-games", type=int,
+                    help=f"greedy self-play games per preset (default {FULL['greedy_games']})")
+    ap.add_argument("--seed", type=int, default=20261201, help="first deal seed")
+    ap.add_argument("--configs", help="comma-separated presets / stress configs (default: all)")
+    ap.add_argument("--no-stress", action="store_true", help="skip the stress configurations")
+    ap.add_argument("--wall", action="store_true", help="time moves by wall clock, not process CPU time")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--slow", type=Path, help="write the slowest positions here (JSON lines)")
+    ap.add_argument("--keep", type=int, default=3, help="slowest positions kept per configuration (default 3)")
+    args = ap.parse_args(argv)
+    base = QUICK if args.quick else FULL
+    global CLOCK
+    CLOCK = time.perf_counter_ns if args.wall else time.process_time_ns
+    games = args.games if args.games is not None else base["games"]
+    greedy_games = args.greedy_games if args.greedy_games is not None else base["greedy_games"]
+    if games < 0 or greedy_games < 0:
+        ap.error("game counts must be >= 0")
+    names = args.configs.split(",") if args.configs else preset_names() + ([] if args.no_stress else list(STRESS))
+    for n in names:
+        if n not in STRESS and not (PRESET_DIR / f"{n}.yaml").is_file():
+            ap.error(f"unknown config {n!r}")
+
+    print(f"machiavelli-env {__version__}, Python {platform.python_version()}, {platform.machine()}; "
+          f"{games} mixed games per config, {greedy_games} greedy games per preset, seed {args.seed}, "
+          f"{'wall-clock' if args.wall else 'process CPU'} time")
+    rows, slow = [], []
+    t_start = time.perf_counter()
+    print("| config | players | games | moves | p50 ms | p99 ms | p99.9 ms | max ms | moves/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in names:
+        if games == 0:
+            break
+        row, times = mixed(n, games, args.seed, args.keep)
+        rows.append(row)
+        slow += [{"config": n, "ms": ns / 1e6, "agent": a, "state": s} for ns, a, s in times.slow]
+        print(f"| {n} | {row['players']} | {games} | {row['moves']} | {row['p50_ms']:.3f} | {row['p99_ms']:.2f} | "
+              f"{row['p999_ms']:.2f} | {row['max_ms']:.1f} | {row['moves_per_s']:,.0f} |", flush=True)
+    greedy: dict[str, dict[str, float]] = {}
+    if greedy_games:
+        greedy = greedy_interleaved(greedy_games, args.seed)
+        print("\nGreedy self-play, interleaved game by game:")
+        print("| preset | moves | moves/s | max ms | vs classic |")
+        print("|---|---:|---:|---:|---:|")
+        for n, g in greedy.items():
+            print(f"| {n} | {g['moves']} | {g['moves_per_s']:,.0f} | {g['max_ms']:.1f} | "
+                  f"{g['ratio_to_classic']:.2f}x |")
+    print()
+    for line in verdicts(rows, greedy):
+        print(line)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {peak_mb:.0f} MB; {time.perf_counter() - t_start:.0f} s in all")
+    if args.json:
+        args.json.write_text(json.dumps({"version": __version__, "seed": args.seed, "rows": rows, "greedy": greedy,
+                                         "peak_rss_mb": peak_mb}, indent=1))
+    if args.slow:
+        with args.slow.open("w") as f:
+            for item in sorted(slow, key=lambda d: -d["ms"]):
+                f.write(json.dumps(item) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

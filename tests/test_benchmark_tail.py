@@ -1,0 +1,71 @@
+"""benchmarks/tail.py and benchmarks/oracle_dump.py: smoke tests of the scripts (figures are not checked,
+only that every part runs and reports what it says)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def tail():
+    return _load("tail")
+
+
+def test_tail_reports_percentiles_greedy_ratios_and_verdicts(tail, tmp_path, capsys):
+    out_json, slow = tmp_path / "tail.json", tmp_path / "slow.jsonl"
+    argv = ["--games", "1", "--greedy-games", "1", "--configs", "classic,jokers2,stress_wrap_2jokers",
+            "--json", str(out_json), "--slow", str(slow), "--keep", "2"]
+    assert tail.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| classic | 2 | 1 |" in text and "| stress_wrap_2jokers |" in text
+    assert any(line.startswith(("PASS presets", "FAIL presets")) for line in text.splitlines())
+    assert any(line.startswith(("PASS stress", "FAIL stress")) for line in text.splitlines())
+    data = json.loads(out_json.read_text())
+    rows = {r["config"]: r for r in data["rows"]}
+    assert set(rows) == {"classic", "jokers2", "stress_wrap_2jokers"}
+    for r in rows.values():
+        assert r["moves"] > 0 and r["p50_ms"] <= r["p99_ms"] <= r["p999_ms"] <= r["max_ms"]
+    assert rows["stress_wrap_2jokers"]["stress"] and not rows["classic"]["stress"]
+    assert data["greedy"]["classic"]["ratio_to_classic"] == pytest.approx(1.0)
+    assert set(data["greedy"]) == {"classic", "classic_jokers", "spanish_comodines", "jokers2"}
+    assert data["peak_rss_mb"] > 0
+    lines = [json.loads(line) for line in slow.read_text().splitlines()]
+    assert 1 <= len(lines) <= 6 and all({"config", "ms", "agent", "state"} <= set(d) for d in lines)
+
+
+def test_tail_seats_every_kind_in_every_seat(tail):
+    rules = tail.config_rules("classic")
+    kinds = ["random", "greedy", "hoarder"] + (["ppo"] if tail.ppo_available(rules.players) else [])
+    seats = {(g + i) % len(kinds) for g in range(len(kinds)) for i in range(rules.players)}
+    assert seats == set(range(len(kinds)))
+
+
+def test_tail_rejects_an_unknown_config(tail, capsys):
+    with pytest.raises(SystemExit) as exc:
+        tail.main(["--configs", "no_such_preset"])
+    assert exc.value.code == 2
+    assert "unknown config" in capsys.readouterr().err
+
+
+def test_oracle_dump_is_the_same_twice(tmp_path, capsys):
+    dump = _load("oracle_dump")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert dump.main(["--cases", "5", "--games", "0", "--out", str(a)]) == 0
+    assert dump.main(["--cases", "5", "--games", "0", "--out", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes() and len(a.read_text().splitlines()) == 5
+    assert capsys.readouterr().out.count("positions 5") == 2
