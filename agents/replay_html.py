@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from machiavelli_env.cards import card_name, from_counts, sort_key
+from machiavelli_env.cards import card_name, from_counts, sort_key, to_counts
 from machiavelli_env.game import State
+from machiavelli_env.oracle import repack
 from machiavelli_env.render import last_move, meld_order, move_text
 
 from .arena import replay_states
@@ -61,6 +62,8 @@ def _step(before: State | None, after: State, move: dict[str, Any] | None, seats
     left = _cards(before.hands[p] - after.hands[p]) if same_deal else []
     drawn = _cards(after.hands[p] - before.hands[p]) if same_deal else []
     text = move_text(mv, seats)
+    if not same_deal:  # a match's game ended: ``after`` is the next deal; show how the finished game ended
+        step["move_final"] = _finished_game(before, mv, seats)
     if drawn and not mv.ended and mv.kind in ("draw", "failed"):  # hands are public in a replay: name the cards
         names = " ".join(card_name(c, symbols=True) for c in drawn)
         text = f"{seats[p]} draws {names}" if mv.kind == "draw" else f"{text} ({names})"
@@ -78,6 +81,19 @@ def _step(before: State | None, after: State, move: dict[str, Any] | None, seats
         "event": mv.event,
     }
     return step
+
+
+def _finished_game(before: State, mv: Any, seats: list[str]) -> dict[str, Any]:
+    """The last table and the hands left of a game that a move ended (in a match, before the next deal)."""
+    table, hands = before.table, [before.hands[p].copy() for p in range(before.rules.players)]
+    melds = [meld_order(m) for m in before.melds]
+    if mv.kind == "play" and mv.cards:
+        played = to_counts(list(mv.cards))
+        arranged = repack(table, played, before.rules)
+        if arranged is not None:  # presentation only: one valid arrangement of the last table
+            melds = [meld_order(m) for m in arranged]
+        hands[mv.player] = np.maximum(hands[mv.player] - played, 0)
+    return {"game": before.game, "melds": melds, "hands": [_cards(h) for h in hands]}
 
 
 def replay_data(record: dict[str, Any]) -> dict[str, Any]:
@@ -155,6 +171,7 @@ _TEMPLATE = """<!DOCTYPE html>
     <h2>Table <span id="table-count"></span></h2>
     <div id="table"></div>
     <div id="broken-box"><h2>Broken up by this move</h2><div id="broken"></div></div>
+    <div id="final-box"><h2 id="final-title"></h2><div id="final"></div></div>
     <div id="help-box"><h2>Help pile</h2><div id="help"></div></div>
     <h2>Hands</h2>
     <div id="hands"></div>
@@ -239,7 +256,10 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 330px; gap: 16px; pa
 #moves li.play .t { color: #ffe08a; }
 #moves li.failed .t { color: #ff9a8a; }
 #legend { color: #a9c8b4; font-size: 12px; margin-top: 14px; }
-#broken-box, #help-box { display: none; }
+#broken-box, #help-box, #final-box { display: none; }
+#final { display: flex; flex-wrap: wrap; gap: 10px 14px; }
+.final-hand { width: 100%; display: flex; align-items: center; flex-wrap: wrap; gap: 2px; color: #a9c8b4; }
+.final-hand .card { width: 30px; height: 42px; font-size: 13px; }
 """
 
 _JS = r"""
@@ -312,6 +332,22 @@ _JS = r"""
     broken.replaceChildren();
     m.broken.forEach((cards) => broken.appendChild(meld(cards, "gone", null)));
     $("broken-box").style.display = m.broken.length ? "block" : "none";
+
+    const fin = s.move_final, finBox = $("final");
+    finBox.replaceChildren();
+    $("final-box").style.display = fin ? "block" : "none";
+    if (fin) {
+      $("final-title").textContent = "End of game " + (fin.game + 1) + ": its last table and the hands left";
+      fin.melds.forEach((cards) => finBox.appendChild(meld(cards, "", null)));
+      fin.hands.forEach((cards, p) => {
+        const row = document.createElement("div");
+        row.className = "final-hand";
+        row.textContent = seat(p) + ": ";
+        cards.forEach((c) => row.appendChild(card(c, "")));
+        if (!cards.length) { row.appendChild(document.createTextNode("(out)")); }
+        finBox.appendChild(row);
+      });
+    }
 
     const help = $("help");
     help.replaceChildren();

@@ -200,8 +200,10 @@ def move_text(move: Move, names: Sequence[str] | None = None, color: bool = Fals
     else:
         text = f"{who}: {move.kind}"
     if move.ended:
+        words = {"win": "wins the game", "blocked": "the game is blocked", "draw": "the game is drawn",
+                 "next_game": "the next game is dealt", "match_over": "the match is over"}
         rest = move.event.split(":")[1:]
-        text += " -> " + " ".join(r.replace("_", " ") for r in rest)
+        text += " -> " + ", ".join(words.get(r, r.replace("_", " ")) for r in rest)
     return text
 
 

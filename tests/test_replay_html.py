@@ -322,3 +322,23 @@ def _record_with_failed_play() -> dict:
     assert moves[0]["event"] == "failed"
     return {"game": 0, "env": ENV_ID, "rules": rules.to_dict(), "seed": 9, "seats": ["human", "greedy"],
             "moves": moves}
+
+
+def test_a_match_shows_how_each_finished_game_ended(tmp_path):
+    rules = Rules.load("match100")
+    path = tmp_path / "match.jsonl"
+    with open(path, "w") as f:
+        evaluate([make_agent("greedy", rules), make_agent("patient", rules)], rules, games=1, seed=3, records=f)
+    rec = read_records(path)[0]
+    steps = replay_data(rec)["steps"]
+    ends = [i for i, s in enumerate(steps) if "move_final" in s]
+    assert ends, "the match has more than one game"
+    for i in ends:
+        fin, before, m = steps[i]["move_final"], steps[i - 1], steps[i]["move"]
+        assert m["ended"] and "next game" in m["text"] and fin["game"] == before["game"]
+        assert steps[i]["game"] == before["game"] + 1
+        winner = m["player"]
+        assert fin["hands"][winner] == [] and m["kind"] == "play"
+        assert sum(map(len, fin["melds"])) == sum(map(len, before["melds"])) + len(m["cards"])
+        others = [p for p in range(len(fin["hands"])) if p != winner]
+        assert all(fin["hands"][p] == before["hands"][p] for p in others)
