@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import time
 import urllib.request
@@ -142,10 +143,12 @@ class Page:
         else:
             raise RuntimeError("chromium did not open its DevTools port")
         port = int(port_file.read_text().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+        with direct.open(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
             targets = json.load(r)
         ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
-        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True)
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)  # ours: no proxy from the environment
+        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True, socket=sock)
         self.ids = 0
         self.send("Page.enable")
         self.send("Runtime.enable")
