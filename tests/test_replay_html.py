@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -129,12 +130,21 @@ class Page:
     """A page of a headless Chromium, driven over the DevTools protocol."""
 
     def __init__(self, browser: str, url: str, profile: Path):
+        # its own process group, so that close() ends the browser and every helper process it started
+        self.proc = subprocess.Popen([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.ws = None
+        try:
+            self._connect(profile, url)
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, profile: Path, url: str) -> None:
         import websocket  # websocket-client (dev extra)
 
-        self.proc = subprocess.Popen([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = profile / "DevToolsActivePort"
-        for _ in range(300):  # the browser writes its port when it is ready
+        for _ in range(600):  # the browser writes its port when it is ready
             if port_file.exists() and port_file.read_text().strip():
                 break
             if self.proc.poll() is not None:
@@ -171,7 +181,7 @@ class Page:
             raise RuntimeError(f"{expr}: {res['exceptionDetails']}")
         return res["result"].get("value")
 
-    def wait_for(self, expr: str, tries: int = 100) -> None:
+    def wait_for(self, expr: str, tries: int = 300) -> None:
         for _ in range(tries):
             try:
                 if self.eval(expr):
@@ -197,13 +207,22 @@ class Page:
 
     def close(self) -> None:
         try:
-            self.ws.close()
+            if self.ws is not None:
+                self.ws.close()
         finally:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(timeout=wait)
+                    os.killpg(self.proc.pid, 0)  # helpers still there?
+                except subprocess.TimeoutExpired:
+                    continue
+                except ProcessLookupError:
+                    break
+                time.sleep(0.5)
 
 
 STATE = """(() => ({
