@@ -6,9 +6,10 @@ picture as a ``PIL.Image``. Every frame has the same size (default 1280 x 720), 
 written to a video (``gymnasium.wrappers.RecordVideo``).
 
 The picture: a header (rules, turn, stock size, the result once over); the other players' hands
-as card backs with their counts (the cards a failed play revealed face up); the table's melds as cards; a line describing the last move,
-with the melds it formed outlined in gold, the cards it added marked, and the melds it broke up
-shown small beside it; and the hand of one player face up (by default the player to move). Card
+as card backs with their counts (the cards a failed play revealed face up); the table's melds as
+cards; a line describing the last move, with the melds it formed outlined in gold, the cards it
+added marked, and the melds it broke up shown small beside it; and the hand of one player face
+up (by default the player to move). Card
 faces are drawn with Pillow's primitives and its built-in font (``ImageFont.load_default``); no
 font or image file is needed.
 
