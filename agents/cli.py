@@ -43,7 +43,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="classic", metavar="RULES", help=_RULES_HELP)
     p.add_argument("--players", type=int_arg(2, 6), default=None,
                    help="number of players, 2-6 (default: the number of agents)")
-    p.add_argument("--games", type=int_arg(1, 10**9), default=100, help="games to play (default 100)")
+    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int_arg(0), default=0,
                    help="seed of the deals and of the agents, >= 0 (default 0)")
     p.add_argument("--limit", type=int_arg(1, 1024), default=32,

@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``machiavelli`` console script; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # argument errors: one line, SystemExit(2) (see _Parser)
     module, _, func = args._runner.partition(":")
 
     def fail(code: int, message: str, exc: BaseException | None = None) -> int:

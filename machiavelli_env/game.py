@@ -247,8 +247,7 @@ def _array_field(value: Any, name: str, dtype: Any) -> np.ndarray:
         raise StateError(f"state field '{name}' is not a rectangular array of numbers") from None
     kind = src.dtype.kind
     if dtype is bool:
-        ok = kind == "b" or (kind in "iu" and src.size > 0 and bool(((src == 0) | (src == 1)).all())) or (
-            kind in "iu" and src.size == 0)
+        ok = kind == "b" or (kind in "iu" and bool(((src == 0) | (src == 1)).all()))
         what = "true/false values"
     elif dtype is np.float64:
         ok = kind in "biuf" and (kind != "f" or bool(np.isfinite(src).all()))

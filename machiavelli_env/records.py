@@ -228,7 +228,8 @@ def dumps(value: Any) -> str:
     """One line of valid JSON (``ensure_ascii=False``) that always encodes as UTF-8.
 
     A non-finite float is written ``null`` and a lone surrogate as U+FFFD (the reader never
-    lets either in; this is the last guard before output).
+    lets either in; this is the last guard before output). U+0085, U+2028 and U+2029 are
+    written as ``\\u`` escapes, so that no reader splits the line.
     """
     try:
         text = _ENCODE(value)
@@ -238,7 +239,10 @@ def dumps(value: Any) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            return _ENCODE(_sanitised(value))
+            text = _ENCODE(_sanitised(value))
+        # characters that some readers take for a line end (str.splitlines): escaped, so one answer is one line
+        if "\x85" in text or "\u2028" in text or "\u2029" in text:
+            text = text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return text
 
 

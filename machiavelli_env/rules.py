@@ -26,9 +26,10 @@ from .cards import JOKER, NUM_RANKS, rank_of
 ACE_MODES = ("low", "high", "low_or_high", "both_ends", "wrap")
 POINT_SCHEMES = ("ace11", "ace1")
 REWARD_SCHEMES = ("win_loss", "points")
-_OPENING_RE = re.compile(r"(none|group|points:([0-9]{1,4}))", re.ASCII)
-#: Largest N of ``opening: points:N`` (a 60-card hand laid down whole is worth at most 600).
-MAX_OPENING_POINTS = 1000
+_OPENING_RE = re.compile(r"(none|group|points:([0-9]{1,5}))", re.ASCII)
+#: Largest N of ``opening: points:N`` (a 60-card hand laid down whole is worth at most 600, so
+#: any N above that means no player ever opens).
+MAX_OPENING_POINTS = 10_000
 _PRESET_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}", re.ASCII)
 #: Largest rules file :meth:`Rules.load` reads (a preset is a few hundred bytes).
 MAX_RULES_FILE_BYTES = 64 * 1024

@@ -31,6 +31,7 @@ from machiavelli_env.agents.arena import ENV_ID, play_game
 from machiavelli_env.agents.base import Agent
 from machiavelli_env.agents.registry import AgentSpecError, make_agent
 
+from machiavelli_env.records import loads
 from machiavelli_env.rules import Rules, RulesError, preset_names
 
 from .ratings import LeagueRatings, compute_ratings, plot, write_csv, write_markdown
@@ -237,7 +238,10 @@ def read_games(path: Path, schedule: Schedule | None = None) -> list[dict[str, A
     (and cut from the file), any other bad line is an error."""
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LeagueError(f"{path}: not UTF-8 text (at byte {exc.start}); remove it or use another --out") from None
     raw = text.split("\n")
     complete = raw[:-1]  # text after the last newline is an interrupted write
     lines: list[dict[str, Any]] = []
@@ -245,8 +249,8 @@ def read_games(path: Path, schedule: Schedule | None = None) -> list[dict[str, A
         if not s.strip():
             continue
         try:
-            line = json.loads(s)
-        except json.JSONDecodeError as exc:
+            line = loads(s)  # strict JSON, nesting bounded (machiavelli_env.records)
+        except ValueError as exc:
             msg = f"{path}:{i + 1}: not a JSON line ({exc}); remove the line or use another --out"
             raise LeagueError(msg) from None
         if not isinstance(line, dict) or not {"game", "seed", "seats", "result"} <= set(line):
