@@ -7,7 +7,8 @@ Usage::
 
 Two parts, one process, one core:
 
-* **Mixed games** on every preset in ``configs/rules`` and on the stress configurations below:
+* **Mixed games** on every preset in ``configs/rules`` and on the stress configurations below
+  (classic with more decks, players and jokers; ``Rules`` allows at most 4 jokers):
   seat-rotated games of ``random``, ``greedy`` and ``hoarder`` (and the shipped ``ppo`` where a
   checkpoint exists for that player count and torch is installed). Game ``g`` seats
   ``kinds[(g + i) % len(kinds)]`` in seat ``i``, so every kind sits in every seat. A move's time
@@ -57,13 +58,12 @@ PRESET_DIR = ROOT / "configs" / "rules"
 STRESS: dict[str, dict[str, Any]] = {
     "stress_3decks": {"decks": 3},
     "stress_3decks_4jokers": {"decks": 3, "jokers": 4},
-    "stress_4jokers_1pm": {"jokers": 4, "max_jokers_per_meld": 1},
-    "stress_6jokers_1pm": {"jokers": 6, "max_jokers_per_meld": 1},
     "stress_4jokers_2pm": {"jokers": 4, "max_jokers_per_meld": 2},
-    "stress_6jokers_3pm": {"jokers": 6, "max_jokers_per_meld": 3},
+    "stress_4jokers_3pm": {"jokers": 4, "max_jokers_per_meld": 3},
+    "stress_3decks_4jokers_2pm": {"decks": 3, "jokers": 4, "max_jokers_per_meld": 2},
     "stress_4p_4jokers": {"players": 4, "jokers": 4},
-    "stress_5p_3decks_5jokers": {"players": 5, "decks": 3, "hand_size": 15, "jokers": 5},
-    "stress_6p_3decks_6jokers": {"players": 6, "decks": 3, "hand_size": 15, "jokers": 6},
+    "stress_5p_3decks_4jokers": {"players": 5, "decks": 3, "hand_size": 15, "jokers": 4},
+    "stress_6p_3decks_4jokers": {"players": 6, "decks": 3, "hand_size": 15, "jokers": 4},
     "stress_wrap_2jokers": {"ace": "wrap", "jokers": 2},
     "stress_wrap_4jokers_2pm": {"ace": "wrap", "jokers": 4, "max_jokers_per_meld": 2},
 }

@@ -208,3 +208,58 @@ def test_opening_constraints_agree_with_the_ilp_many(
     rules: Rules, seed: int, need_group: bool, open_points: int
 ) -> None:
     check_opening(rules, seed, need_group, open_points)
+
+
+# ---------------------------------------------------------------- joker-heavy, crowded, big hands
+# Where the joker-aware bounds (the jokers shared out among suits, group cards charged their least
+# joker share) change the search: many jokers, crowded tables, big hands.
+JOKER_HEAVY = [
+    Rules(decks=d, jokers=j, max_jokers_per_meld=m, ace=a, players=2)
+    for a in ("low_or_high", "wrap", "both_ends")
+    for d, j, m in ((2, 4, 1), (2, 4, 2), (2, 4, 3), (3, 4, 1), (3, 4, 2))
+]
+JOKER_IDS = [f"{r.ace}-d{r.decks}-j{r.jokers}-m{r.max_jokers_per_meld}" for r in JOKER_HEAVY]
+joker_heavy = pytest.mark.parametrize("rules", JOKER_HEAVY, ids=JOKER_IDS)
+PROFILES = {"crowded": ((12, 26), (2, 8)), "big_hand": ((2, 8), (14, 26)), "both": ((10, 22), (10, 20))}
+
+
+@joker_heavy
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_joker_heavy_positions_agree_with_the_ilp(rules: Rules, profile: str, seed: int) -> None:
+    melds, hand = PROFILES[profile]
+    check_best_play(rules, seed, melds=melds, hand=hand)
+    check_repack(rules, seed, melds=melds, hand=hand)
+
+
+@joker_heavy
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_joker_aware_bounds_change_no_value(rules: Rules, profile: str, seed: int) -> None:
+    from machiavelli_env.oracle import _dp
+
+    melds, hand = PROFILES[profile]
+    table, hnd = random_position(rules, seed, melds=melds, hand=hand)
+    saved = _dp.set_params()
+    try:
+        values = []
+        for split, charge in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            _dp.set_params(jsplit=split, gjc=charge)
+            values.append([None if (p := api.solve(table, table + hnd, objective_weights(o, rules), rules)) is None
+                           else p.value for o in api.OBJECTIVES])
+    finally:
+        _dp.set_params(**saved)
+    assert values[0] == values[1] == values[2] == values[3]
+
+
+@pytest.mark.heavy
+@joker_heavy
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@MANY
+@given(seed=seeds)
+def test_joker_heavy_positions_agree_with_the_ilp_many(rules: Rules, profile: str, seed: int) -> None:
+    melds, hand = PROFILES[profile]
+    check_best_play(rules, seed, melds=melds, hand=hand)
+    check_repack(rules, seed, melds=melds, hand=hand)

@@ -41,7 +41,9 @@
  *    state, giving in one pass the best play containing each card (by_card);
  *  - depth-first branch and bound with a memo of exact values and upper bounds (fail-soft,
  *    asking for the bound, then for each smaller bound proven), bounded by a per-suit relaxation
- *    (each suit alone with the jokers still free, groups allowed wherever the rank could form one)
+ *    (each suit alone, groups allowed wherever the rank could form one; with jokers the jokers
+ *    still free are shared out among the suits by a small knapsack, and a card sent to a group
+ *    costs its least share of that group's jokers, (3 - n) / n where the rank has n suits)
  *    and by whether the rank's groups can still be completed; children with the most cards sent
  *    to groups go first, which on crowded tables finds a play matching the bound at once.
  *  - whole-hand probe: when every card that may be added has a positive weight, playing all of

@@ -61,10 +61,11 @@ static int us_put(uint64_t key, int32_t val) {
 
 /* us_err: declared above run_forward */
 static int g_usj = 1; /* the relaxation counts the jokers still available (else: all of them) */
-static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
+/* bud: the jokers this suit may still use, in units of 1 / q->junit joker */
+static int32_t us_get(const Query *q, int s, int p, int32_t sid, int bud) {
     if (p == q->np - 1) return ss_arr[sid].final_ok ? 0 : NEG;
-    if (!g_usj) jav = q->hiJ;
-    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)jav << 27);
+    if (!g_usj) bud = q->junit * q->hiJ;
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)bud << 27);
     if (us_reserve() < 0) { us_err = -1; return NEG; }
     int32_t cached;
     if (us_find(key, &cached)) return cached;
@@ -73,13 +74,16 @@ static int32_t us_get(const Query *q, int s, int p, int32_t sid, int jav) {
     int32_t best = NEG;
     if (hh >= 0) {
         int32_t ts, tcnt;
-        int r = get_trans(sid, l, hh, jav, q->P[pp].flags, &ts, &tcnt);
+        int r = get_trans(sid, l, hh, bud / q->junit, q->P[pp].flags, &ts, &tcnt);
         if (r < 0) { us_err = r; return NEG; }
         const CardValue cv = card_value_at(q, s * 13 + q->P[pp].rank, q->P[pp].flags, al);
+        const int ju = q->junit, gc = q->gcost[pp];
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
             if (t.g > q->gmax[pp]) continue;
-            int32_t v = us_get(q, s, pp, t.new_id, jav - t.jr);
+            int cost = ju * t.jr + gc * t.g;
+            if (cost > bud) continue;
+            int32_t v = us_get(q, s, pp, t.new_id, bud - cost);
             if (v <= NEG) continue;
             v += trans_value(cv, &t) - cv.wJ * t.jr;
             if (v > best) best = v;
@@ -110,11 +114,13 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
         int r = get_trans(sid, l, hh, jav, q->P[p].flags, &ts, &tcnt);
         if (r < 0) { us_err = r; return 0; }
         const Look look = look_at(q, p, s);
+        const int ju = q->junit, gc = q->gcost[p], bud = ju * jav;
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k];
             if (mask & (1 << t.g) || t.g > q->gmax[p]) continue;
             if (!look_ok(look, &t, jav - t.jr)) continue;
-            if (us_get(q, s, p, t.new_id, jav - t.jr) <= NEG) continue;
+            int cost = ju * t.jr + gc * t.g;
+            if (cost > bud || us_get(q, s, p, t.new_id, bud - cost) <= NEG) continue;
             mask |= 1 << t.g;
         }
     }
@@ -163,14 +169,55 @@ static int group_reach(int S, int M, const int *mask, int s0, int jav) {
     return (x & gr_final[g_mjpm][jav > 7 ? 7 : jav]) != 0;
 }
 
+/* Joker split: the suits' relaxations share the jokers left. us_get(.., b) is the most a suit can add
+ * with a joker budget of b units (non-decreasing in b), so the best split of the budget among the
+ * suits is a small knapsack, g[j] = max over b <= j of g_prev[j - b] + us(s, b). Without it each
+ * suit could count on every joker. set_params(jsplit=0) turns it off. */
+static int g_jsplit = 1;
+
+/* g[0..B] := the knapsack over suits 0..3 but `skip` (-1: none) at stage st, B units of joker
+ * budget (us_get); 0 ok, NEG dead */
+static int32_t joker_knapsack(const Query *q, int st, uint64_t k0, uint64_t k1, int B, int skip, int32_t *g) {
+    const int jav = B;
+    for (int j = 0; j <= jav; j++) g[j] = 0;
+    for (int s = 0; s < 4; s++) {
+        if (s == skip) continue;
+        int32_t f[16], ng[16];
+        int p = q->bnd[st][s];
+        int32_t sid = SID(k0, k1, s);
+        f[jav] = us_get(q, s, p, sid, jav);
+        if (f[jav] <= NEG) return NEG;
+        for (int j = 0; j < jav; j++) f[j] = us_get(q, s, p, sid, j);
+        for (int j = 0; j <= jav; j++) {
+            int32_t best = NEG;
+            for (int b = 0; b <= j; b++) {
+                if (g[j - b] <= NEG || f[b] <= NEG) continue;
+                int32_t v = g[j - b] + f[b];
+                if (v > best) best = v;
+            }
+            ng[j] = best;
+        }
+        for (int j = 0; j <= jav; j++) g[j] = ng[j];
+        if (g[jav] <= NEG) return NEG;
+    }
+    return 0;
+}
+
 /* upper bound on what state (k0, k1) before stage st can still add (NEG: no completion) */
 static int32_t node_bound(const Query *q, int st, uint64_t k0, uint64_t k1) {
     int jav = q->hiJ - K1_J(k1);
     int32_t u = q->wJ * jav;
-    for (int s = 0; s < 4; s++) {
-        int32_t v = us_get(q, s, q->bnd[st][s], SID(k0, k1, s), jav);
-        if (v <= NEG) return NEG;
-        u += v;
+    const int B = q->junit * jav;
+    if (jav > 0 && g_jsplit && g_usj) {
+        int32_t g[16];
+        if (joker_knapsack(q, st, k0, k1, B, -1, g) <= NEG) return NEG;
+        u += g[B];
+    } else {
+        for (int s = 0; s < 4; s++) {
+            int32_t v = us_get(q, s, q->bnd[st][s], SID(k0, k1, s), B);
+            if (v <= NEG) return NEG;
+            u += v;
+        }
     }
     /* the groups of the current rank: the suits still to come must be able to complete them */
     if (st < q->nst) {
@@ -196,6 +243,7 @@ typedef struct {
     int st, s, p1, s01, groups; /* parent stage and suit; the child stage's position and suit (> s); groups */
     int8_t have[8];              /* per jokers left: shared terms computed */
     int32_t other[8];            /* wJ * jav + the relaxation of the suits other than s (NEG: dead) */
+    int32_t split[8][16];        /* with the joker split: [jav][b] the other suits' knapsack with b units */
     int mask[8][4];              /* group masks of the suits after s at the child stage */
     int gr_jav;                  /* group_reach answers for jokers left gr_jav: per (S, M), -1 unknown */
     int8_t gr[16][4];
@@ -220,12 +268,18 @@ static void child_bounds_init(const Query *q, int st, ChildBounds *cb) {
 static int32_t child_bound(const Query *q, ChildBounds *cb, uint64_t k0, uint64_t k1) {
     int st1 = cb->st + 1, s = cb->s;
     int jav = q->hiJ - K1_J(k1);
+    int split = jav > 0 && g_jsplit && g_usj;
+    const int B = q->junit * jav;
     if (!cb->have[jav]) {
         int32_t u = q->wJ * jav;
-        for (int v = 0; v < 4 && u > NEG; v++) {
-            if (v == s) continue;
-            int32_t x = us_get(q, v, q->bnd[st1][v], SID(k0, k1, v), jav);
-            u = x <= NEG ? NEG : u + x;
+        if (split) {
+            if (joker_knapsack(q, st1, k0, k1, B, s, cb->split[jav]) <= NEG) u = NEG;
+        } else {
+            for (int v = 0; v < 4 && u > NEG; v++) {
+                if (v == s) continue;
+                int32_t x = us_get(q, v, q->bnd[st1][v], SID(k0, k1, v), B);
+                u = x <= NEG ? NEG : u + x;
+            }
         }
         if (cb->groups && u > NEG)
             for (int v = cb->s01; v < 4; v++) {
@@ -237,8 +291,19 @@ static int32_t child_bound(const Query *q, ChildBounds *cb, uint64_t k0, uint64_
         if (us_err) return NEG;
     }
     if (cb->other[jav] <= NEG) return NEG;
-    int32_t x = us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), jav);
+    int32_t x = us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), B);
     if (x <= NEG) return NEG;
+    if (split) {
+        int32_t best = NEG;
+        for (int b = 0; b <= B; b++) {
+            int32_t o = cb->split[jav][B - b];
+            if (o <= NEG) continue;
+            int32_t f = b == B ? x : us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), b);
+            if (f > NEG && o + f > best) best = o + f;
+        }
+        if (best <= NEG) return NEG;
+        x = best;
+    }
     if (cb->groups) { /* the child stage's suits all come after s: their masks are shared */
         if (cb->gr_jav != jav) { memset(cb->gr, -1, sizeof cb->gr); cb->gr_jav = jav; }
         int S = K1_S(k1), M = K1_M(k1);

@@ -47,6 +47,7 @@ enum { ACE_LOW = 0, ACE_HIGH = 1, ACE_LOW_OR_HIGH = 2, ACE_BOTH = 3, ACE_WRAP = 
 #define T_MRE(t) (((t) >> 9) & 1)
 
 static int g_mjpm = 1; /* max jokers per meld */
+static int g_gjc = 1;  /* the relaxation charges group cards their least joker share (query.c gcost) */
 static int g_ace = -1;
 
 /* ------------------------------------------------------------------ growable arrays */

@@ -33,14 +33,14 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
-        mirror_probe = g_mirror_probe;
+        mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplp", names, &on, &budget, &force, &memo, &tie, &probe,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplppp", names, &on, &budget, &force, &memo, &tie, &probe,
                                      &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
-                                     &mirror_probe))
+                                     &mirror_probe, &jsplit, &gjc))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -58,11 +58,13 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_race = race;
     g_repack_full = repack_full;
     g_mirror_probe = mirror_probe;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
+    g_jsplit = jsplit;
+    g_gjc = gjc;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
                          "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
-                         "mirror_probe", g_mirror_probe);
+                         "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {

@@ -19,6 +19,11 @@ typedef struct {
     long base;                  /* sum of w * lo over real cards, plus wJ * loJ */
     long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1 */
     int8_t gmax[MAXPOS];        /* most groups position p can hold: a suit sends at most that many cards to them */
+    /* the relaxation's joker budget (bounds.c) counts in units of 1/junit joker; a card sent to a
+     * group at p costs gcost[p] units: a group whose rank has real cards in only n suits holds at
+     * most n real cards and so at least 3 - n jokers, (3 - n) / n a card */
+    int8_t gcost[MAXPOS];
+    int junit;
     int32_t e0;                 /* id of the empty suit state */
     int ace, mjpm, decks, jokers; /* the rules arguments it was set up with */
 } Query;
@@ -104,6 +109,7 @@ static void query_setup(Query *q, int ace) {
         for (int s = 0; s < 4; s++) cnt[r][s] = q->hi[s * 13 + r];
     for (int p = 0; p < np; p++) rk[p] = q->P[p].rank;
     int hiJ = q->hiJ, norm = q->norm;
+    q->junit = g_gjc && hiJ > 0 && hiJ <= 7 ? 2 : 1;
     for (int p = 0; p < np; p++) {
         const int *v = cnt[rk[p]];
         int n = (v[0] > 0) + (v[1] > 0) + (v[2] > 0) + (v[3] > 0);
@@ -119,6 +125,7 @@ static void query_setup(Query *q, int ace) {
             g++;
         }
         q->gmax[p] = (int8_t)g;
+        q->gcost[p] = (int8_t)(!g_gjc || hiJ == 0 || hiJ > 7 ? 0 : n == 1 ? 4 : n == 2 ? 1 : 0);
         int fl = q->P[p].flags;
         if (g == 0) fl |= F_NOGROUP;
         if (norm) fl |= F_NORM;
