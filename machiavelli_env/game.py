@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -136,7 +137,8 @@ class State:
     event: str = "deal"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.rules, Rules):
+        trusted = getattr(_ENGINE, "trusted", False)  # the engine's own transitions (see _trusted)
+        if not trusted and not isinstance(self.rules, Rules):
             raise StateError(f"state field 'rules' must be a Rules, got {type(self.rules).__name__}")
         n = self.rules.players
         if self.scores is None:
@@ -147,9 +149,15 @@ class State:
             arr = getattr(self, name)
             dtype = _DTYPES.get(name, np.int64)
             if not _is_frozen(arr, dtype):
-                arr = _array_field(arr, name, dtype)
+                arr = np.array(arr, dtype=dtype, copy=True) if trusted else _array_field(arr, name, dtype)
                 arr.setflags(write=False)
                 object.__setattr__(self, name, arr)
+        if trusted:
+            for name in ("current", "passes", "turn", "game", "seed", "winner"):
+                object.__setattr__(self, name, int(getattr(self, name)))
+            for name in ("done", "truncated"):
+                object.__setattr__(self, name, bool(getattr(self, name)))
+            return
         for name in ("current", "passes", "turn", "game", "seed", "winner"):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
@@ -237,6 +245,22 @@ def _is_frozen(arr: Any, dtype: Any) -> bool:
 def _freeze(arr: np.ndarray) -> np.ndarray:
     arr.setflags(write=False)
     return arr
+
+
+_ENGINE = threading.local()
+
+
+def _trusted(make: Any, *args: Any, **kwargs: Any) -> State:
+    """``make(*args, **kwargs)`` (``State`` or ``replace``) for the engine's own valid fields: no checks.
+
+    The engine's transitions keep every invariant (tested on every state of random games), so
+    the states it builds skip the checks that ``State(...)`` runs on fields from elsewhere.
+    """
+    _ENGINE.trusted = True
+    try:
+        return make(*args, **kwargs)
+    finally:
+        _ENGINE.trusted = False
 
 
 def _array_field(value: Any, name: str, dtype: Any) -> np.ndarray:
@@ -367,7 +391,7 @@ def new_game(rules: Rules | str | None = None, seed: int = 0, **overrides: Any) 
     """Deal a new game (the first of a match) from ``seed``; player 0 starts."""
     r = Rules.load(rules, **overrides)
     seed = _check_seed(seed)
-    state = State(rules=r, seed=seed, **_deal(r, seed, 0))
+    state = _trusted(State, rules=r, seed=seed, **_deal(r, seed, 0))
     state.__dict__["_valid"] = True  # a deal is valid by construction (see validate_state)
     return state
 
@@ -456,7 +480,7 @@ def _over_pack(used: np.ndarray, rules: Rules) -> str:
 
 def clone(state: State) -> State:
     """An independent copy of a state (states are immutable; this copies the arrays)."""
-    new = replace(state, melds=_raw_melds(state), **{name: getattr(state, name).copy() for name in _ARRAYS})
+    new = _trusted(replace, state, melds=_raw_melds(state), **{name: getattr(state, name).copy() for name in _ARRAYS})
     if state.__dict__.get("_valid"):
         new.__dict__["_valid"] = True
     return new
@@ -629,8 +653,8 @@ def _end_game(state: State, winner: int, result: str) -> State:
     if winner >= 0:
         loser_pts[winner] = 0
     if r.match_target <= 0:
-        return replace(
-            state, melds=_raw_melds(state), done=True, winner=winner, result=result,
+        return _trusted(
+            replace, state, melds=_raw_melds(state), done=True, winner=winner, result=result,
             rewards=_reward_vector(r, winner, loser_pts), event=f"{state.event}:{result}",
         )
     scores = state.scores + loser_pts
@@ -639,13 +663,14 @@ def _end_game(state: State, winner: int, result: str) -> State:
         low = np.flatnonzero(scores == scores.min())
         mwin = int(low[0]) if low.size == 1 else -1
         rewards = game_rewards if r.reward == "points" else _reward_vector(r, mwin, scores)
-        return replace(
-            state, melds=_raw_melds(state), scores=scores, done=True, winner=mwin, result=result, rewards=rewards,
-            event=f"{state.event}:{result}:match_over",
+        return _trusted(
+            replace, state, melds=_raw_melds(state), scores=scores, done=True, winner=mwin, result=result,
+            rewards=rewards, event=f"{state.event}:{result}:match_over",
         )
     nxt = _deal(r, state.seed, state.game + 1)
-    return replace(
-        state, scores=scores, result=result, rewards=game_rewards, event=f"{state.event}:{result}:next_game", **nxt
+    return _trusted(
+        replace, state, scores=scores, result=result, rewards=game_rewards,
+        event=f"{state.event}:{result}:next_game", **nxt,
     )
 
 
@@ -782,7 +807,8 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
     for q, k in sizes.items():
         np.add.at(hands[q], cards[i:i + k], 1)
         i += k
-    return replace(state, melds=_raw_melds(state), hands=hands, stock=cards[i:], seed=int(rng.integers(0, 2**63 - 1)))
+    return _trusted(
+        replace, state, melds=_raw_melds(state), hands=hands, stock=cards[i:], seed=int(rng.integers(0, 2**63 - 1)))
 
 
 # ---------------------------------------------------------------------------------------------- text and JSON
