@@ -34,9 +34,8 @@ def cluster():
 
     if ray.is_initialized():
         ray.shutdown()
-    local = {"node_ip_address": "127.0.0.1"}  # the loopback interface only
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False, **local})
-    c.add_node(num_cpus=2, **local)
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    c.add_node(num_cpus=2)
     c.wait_for_nodes()
     yield c
     if ray.is_initialized():
