@@ -122,3 +122,31 @@ def test_rllib_env_check_and_gymnasium_id():
 
     single = SingleAgentEnv({"candidates": 8, "players": 3})  # what RLlib's cls(env_config) does
     assert single.rules.players == 3 and single.action_space.n == 9
+
+
+def test_rllib_single_agent_from_the_gymnasium_id_and_the_class():
+    _require(["ray.rllib"])
+    import ray
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.connectors.env_to_module import FlattenObservations
+
+    from machiavelli_env.wrappers import SingleAgentEnv
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        for env in ("machiavelli_env:MachiavelliCandidates-v0", SingleAgentEnv):
+            config = (
+                PPOConfig()
+                .environment(env, env_config={"candidates": 8, "players": 3})
+                .env_runners(num_env_runners=1,
+                             env_to_module_connector=lambda *args, **kwargs: FlattenObservations())
+                .training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
+            )
+            algo = config.build_algo()
+            try:
+                result = algo.train()
+                assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 64
+            finally:
+                algo.stop()
+    finally:
+        ray.shutdown()
