@@ -50,7 +50,7 @@ def test_flat_mask_is_the_tuple_concatenated():
     n = int(observation.action_nvec(flat.unwrapped.rules).sum())
     assert flat.observation_space("player_0")["action_mask"] == gymnasium.spaces.MultiBinary(n)
     seen_help = False
-    for (e, obs) in _walk(flat, 300, seed=5):
+    for (e, obs) in _walk(flat, 150, seed=5):
         tup.unwrapped.restore_state(e.unwrapped.clone_state())
         for agent in e.agents:
             want = np.concatenate(tup.unwrapped.observe(agent)["action_mask"])
@@ -81,7 +81,7 @@ def test_event_table_covers_the_engine_events():
     seen = set()
     for rules in ({}, {"match_target": 60}):
         e = machiavelli_env.env(**rules)
-        for env_, _ in _walk(e, 1500, seed=4):
+        for env_, _ in _walk(e, 500, seed=4):
             seen.add(env_.unwrapped.game_state.event)
     assert seen <= set(observation.EVENT_NAMES)
     assert {"play", "draw"} <= seen
