@@ -213,8 +213,9 @@ class SingleAgentEnv(gymnasium.Env):
     names ``"random"`` / ``"greedy"`` (:class:`RandomPolicy` / :class:`GreedyPolicy`); default
     :class:`RandomPolicy` (reseeded from the environment's seed on every reset, as is any policy
     with a ``reseed(int)`` method). A mapping as the first argument that names any of these
-    parameters is a whole config (:meth:`from_config`). Rewards are the learner's engine rewards summed over its move
-    and the opponents' moves that follow. If a deal ends before the learner moves, reset re-deals.
+    parameters is a whole config (:meth:`from_config`). Rewards are the learner's engine rewards
+    summed over its move and the opponents' moves that follow. If a deal ends before the learner
+    moves, reset re-deals.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
