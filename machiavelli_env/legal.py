@@ -60,6 +60,7 @@ class RulesInfo:
     points: np.ndarray  # (53,) hand points of each card type
     pack: np.ndarray  # (53,) copies of each card type in the pack
     ones: np.ndarray  # (53,) weights of the "cards" objective
+    zeros: np.ndarray  # (53,) no weights: a feasibility question (any arrangement answers it)
 
 
 _INFO_BY_ID: dict[int, tuple[Rules, RulesInfo]] = {}
@@ -77,7 +78,9 @@ def rules_info(rules: Rules) -> RulesInfo:
         pack.setflags(write=False)
         # the oracle's own (read-only) weight arrays
         points, ones = oracle.objective_weights("points", rules), oracle.objective_weights("cards", rules)
-        info = RulesInfo(len(_INFO_BY_VALUE), points, pack, ones)
+        zeros = np.zeros(NUM_TYPES, dtype=np.int64)
+        zeros.setflags(write=False)
+        info = RulesInfo(len(_INFO_BY_VALUE), points, pack, ones, zeros)
         _INFO_BY_VALUE[rules] = info
     if len(_INFO_BY_ID) > 256:
         _INFO_BY_ID.clear()
@@ -349,7 +352,9 @@ def _legal_plays(
     if hp is None and root is None:
         return []
 
-    # depth-first enumeration; a feasible query's solution (a witness) makes the child that agrees
+    # depth-first enumeration. Whether a branch holds a legal play does not depend on which witness
+    # was found, so the branch queries ask for any arrangement (no weights: no optimum to prove) and
+    # the plays listed are the same; a feasible query's solution (a witness) makes the child that agrees
     # with it free. With help cards every held or help type takes part and each leaf is checked.
     if hp is None:
         avail = np.zeros(NUM_TYPES, dtype=np.int64)
@@ -396,7 +401,7 @@ def _legal_plays(
                 child = witness
             else:
                 lo = base + x
-                res = _query(lo, lo + rest, ones, rules, kw)
+                res = _query(lo, lo + rest, info.zeros, rules, kw)
                 if res is None:
                     continue
                 child = x + res.counts
