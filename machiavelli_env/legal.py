@@ -174,6 +174,41 @@ def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) ->
     return cover(avail, need)
 
 
+def _help_cover(
+    lo: np.ndarray, hi: np.ndarray, need: np.ndarray, rules: Rules, failed: set[tuple[bytes, bytes, bytes]]
+) -> np.ndarray | None:
+    """A multiset ``x`` with ``lo <= x <= hi`` that partitions into valid melds with the ``need``
+    copies (help cards) in groups, or ``None``. Exact, like :func:`help_repack`: every group that can
+    hold the first needed copy is tried (its cards taken from what must be placed first), then the
+    rest is the oracle's bounded question. ``failed`` remembers what has no solution."""
+    if not need.any():
+        res = _query(lo, hi, _ZERO, rules, {})
+        return None if res is None else lo + res.counts
+    key = (lo.tobytes(), hi.tobytes(), need.tobytes())
+    if key in failed:
+        return None
+    c = int(np.flatnonzero(need)[0])
+    r, s0 = rank_of(c), suit_of(c)
+    others = [make_card(r, s) for s in range(NUM_SUITS) if s != s0 and hi[make_card(r, s)] > 0]
+    jmax = min(rules.max_jokers_per_meld if rules.jokers else 0, int(hi[JOKER]))
+    for k in range(len(others), -1, -1):
+        for subset in itertools.combinations(others, k):
+            for j in range(jmax + 1):
+                group = [c, *subset] + [JOKER] * j
+                if not 3 <= len(group) <= 4 or not is_valid_meld(group, rules):
+                    continue
+                g = np.bincount(group, minlength=NUM_TYPES)
+                n2 = need.copy()
+                for card in group:
+                    if card != JOKER and n2[card] > 0:
+                        n2[card] -= 1
+                sub = _help_cover(np.maximum(lo - g, 0), hi - g, n2, rules, failed)
+                if sub is not None:
+                    return sub + g
+    failed.add(key)
+    return None
+
+
 def check_play(
     table: Counts, hand: Counts, play: Counts, rules: Rules, *, opened: bool = True, help: Counts | None = None
 ) -> tuple[bool, Melds | None]:
@@ -386,6 +421,19 @@ def _legal_plays(
     rest = np.zeros(NUM_TYPES, dtype=np.int64)
     rest[types] = avail[types]
     n_types = len(types)
+    failed: set[tuple[bytes, bytes, bytes]] = set()
+
+    def branch(lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+        # a solution x of the branch (counts over base), or None. With help cards the help copies
+        # the branch has fixed must lie in groups, as they must in every play below it: a branch
+        # that cannot do that holds no legal play, and asking so keeps the enumeration from
+        # visiting every subset beneath it
+        need = None if hp is None else np.maximum(x - h, 0)
+        if need is None or not need.any():
+            res = _query(lo, hi, info.zeros, rules, kw)
+            return None if res is None else lo - base + res.counts
+        sol = _help_cover(lo, hi, need, rules, failed)
+        return None if sol is None else sol - base
 
     def dfs(i: int, witness: np.ndarray) -> bool:  # True: stop (more than `limit` found)
         if i == n_types:
@@ -401,10 +449,9 @@ def _legal_plays(
                 child = witness
             else:
                 lo = base + x
-                res = _query(lo, lo + rest, info.zeros, rules, kw)
-                if res is None:
+                child = branch(lo, lo + rest)
+                if child is None:
                     continue
-                child = x + res.counts
             if dfs(i + 1, child):
                 stop = True
                 break
