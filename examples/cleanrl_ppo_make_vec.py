@@ -32,10 +32,11 @@ class Scorer(nn.Module):
         self.card = nn.Sequential(nn.Linear(card_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
         self.draw = nn.Linear(hidden, 1)
         self.value = nn.Linear(hidden, 1)
+        self.scale = hidden ** -0.5
 
     def forward(self, obs: torch.Tensor, cands: torch.Tensor, mask: torch.Tensor):
         s = self.state(obs)                                               # (B, H)
-        scores = torch.einsum("bh,bkh->bk", s, self.card(cands))          # (B, K)
+        scores = torch.einsum("bh,bkh->bk", s, self.card(cands)) * self.scale  # (B, K)
         logits = torch.cat([self.draw(s), scores], dim=1)
         logits = logits.masked_fill(~mask, -1e9)
         return torch.distributions.Categorical(logits=logits), self.value(s).squeeze(-1)
@@ -72,6 +73,7 @@ def main() -> None:
     obs, _ = envs.reset(seed=args.seed)
     wins = episodes = 0
     for update in range(updates):
+        opt.param_groups[0]["lr"] = args.lr * (1.0 - update / updates)  # linear annealing, as CleanRL
         buf = {k: [] for k in ("obs", "cands", "mask", "act", "logp", "val", "rew", "done")}
         for _ in range(T):
             o, c, m = tensors(obs)
@@ -110,6 +112,7 @@ def main() -> None:
                 opt.step()
         if (update + 1) % 10 == 0 or update + 1 == updates:
             print(f"update {update + 1}/{updates}: {episodes} games, training win rate {wins / max(episodes, 1):.3f}")
+            wins = episodes = 0
     envs.close()
 
     def act(o: dict[str, np.ndarray]) -> int:
