@@ -154,3 +154,15 @@ def test_registry_options_and_errors():
         make_agent("search[speed=3]")
     assert split_specs("search[sims=4,top=2], hoarder,patient[min_cards=4,danger=3]") == [
         "search[sims=4,top=2]", "hoarder", "patient[min_cards=4,danger=3]"]
+
+
+@pytest.mark.heavy
+def test_search_beats_hoarder_and_the_shipped_ppo_at_the_default_budget():
+    """Strength regression (docs/SEARCH.md: 96.7% of 60 against hoarder, 65.5% of 200 against ppo)."""
+    from machiavelli_env.agents.arena import evaluate
+
+    res = evaluate([make_agent("search", CLASSIC, seed=0), make_agent("hoarder", CLASSIC)], CLASSIC, 40, seed=77)
+    assert res["agents"][0]["win_rate"] >= 0.8, res
+    pytest.importorskip("torch")
+    res = evaluate([make_agent("search", CLASSIC, seed=0), make_agent("ppo", CLASSIC, seed=1)], CLASSIC, 100, seed=78)
+    assert res["agents"][0]["win_rate"] > 0.5, res
