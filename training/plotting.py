@@ -64,7 +64,7 @@ def plot_learning_curve(run: str | Path, png: str | Path, title: str = "") -> Pa
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.set_title(title or run.name)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     png = Path(png)
     fig.savefig(png)
