@@ -212,28 +212,31 @@ def raw_by_card(
         return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(melds))
     except MemoryError:
         if min_open:
-            return ilp_by_card(lo, hi, weights, rules, need_group, min_open)
+            return by_card_each(lo, hi, weights, rules, need_group, min_open)
     try:
         return mirrored_by_card(lo, hi, weights, rules, need_group, melds)
     except MemoryError:
-        return ilp_by_card(lo, hi, weights, rules, need_group, 0)
+        return by_card_each(lo, hi, weights, rules, need_group, 0)
 
 
-def ilp_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
-    """:func:`raw_by_card`'s answer from :func:`ilp_solve`, one query per card type that may be added
-    (that card's lower bound raised by one); counts and values relative to ``lo``."""
+def by_card_each(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
+    """:func:`raw_by_card`'s answer from one :func:`raw_solve` per card type that may be added (that
+    card's lower bound raised by one), each with its own fallbacks; counts and values relative to
+    ``lo``. Used when the extension's own pass runs out of memo in both sweep directions."""
     lo, hi, w = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64), np.asarray(weights, dtype=np.int64)
-    if ilp_solve(lo, hi, w, rules, need_group, min_open) is None:
+    if raw_solve(lo, hi, w, rules, need_group, min_open) is None:
         return None
     out = {}
     for c in np.flatnonzero(hi > lo):
         lo_c = lo.copy()
         lo_c[c] += 1
-        res = ilp_solve(lo_c, hi, w, rules, need_group, min_open)
+        res = raw_solve(lo_c, hi, w, rules, need_group, min_open)
         if res is not None:
-            counts = res[1].copy()
+            raw = res[1]
+            counts = raw.copy() if isinstance(raw, np.ndarray) else np.frombuffer(raw, dtype=np.int64).copy()
             counts[c] += 1
-            out[int(c)] = (int(w @ counts), counts, res[2])
+            melds = decode_melds(res[2]) if isinstance(res[2], bytes) else res[2]
+            out[int(c)] = (int(w @ counts), counts, melds)
     return out
 
 

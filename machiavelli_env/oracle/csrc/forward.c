@@ -24,12 +24,13 @@ static int g_prune = 1;
  * end (its memo kept from the probe), with at most g_memo_limit memo entries (else MemoryError,
  * and the Python side asks the mirrored position, then the integer programme: on the positions
  * that need more, mostly 3 decks with jokers, HiGHS answers in a fraction of the time the memo
- * would take to fill: 3-deck 4-joker bot games, worst move 31.6 s with 4,000,000 entries, 0.34 s
- * with 50,000) */
+ * would take to fill: 3-deck 4-joker bot games, worst move 31.6 s with 4,000,000 entries, 1.6 s
+ * with 200,000; below about 200,000, big-hand positions whose integer programme is slow would
+ * reach it too) */
 static long g_budget = 5000;
 static long g_probe = 10000;
 static long g_budget2 = 2000000;
-static long g_memo_limit = 50000;
+static long g_memo_limit = 200000;
 static int g_force = 0; /* testing: 1 forward only, 2 depth-first only */
 static long g_crowd = 40; /* tables this large start with the depth-first probe; -1: never (nor the whole-hand probe) */
 static long g_jcrowd = 40; /* the same threshold when there are jokers */
