@@ -53,8 +53,12 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
         if address:
             kwargs["address"] = address
-        elif num_cpus is not None:
-            kwargs["num_cpus"] = num_cpus
+        else:
+            # "local": always a new instance, never a cluster that an earlier run left recorded in
+            # Ray's temp folder (ray.init() would try to join it, and reject num_cpus)
+            kwargs["address"] = "local"
+            if num_cpus is not None:
+                kwargs["num_cpus"] = num_cpus
         try:
             ray.init(**kwargs)
         except Exception as exc:  # ray raises ConnectionError, RuntimeError, ValueError, ...
