@@ -3,8 +3,8 @@
 Following den Hertog & Hulshof (2006), every distinct valid meld ``m`` (a multiset of card types)
 gets an integer multiplicity ``y_m >= 0``, every card type ``c`` (jokers included) an integer
 count ``lo_c <= x_c <= hi_c``, and card conservation ``sum_m a_{c,m} y_m = x_c`` ties them
-together; the objective is ``max weights @ (x - lo)``. Solved with HiGHS (``highspy``, the dev
-extra). Much slower than the dynamic programme in :mod:`machiavelli_env.oracle.dp`, but built on
+together; the objective is ``max weights @ (x - lo)``. Solved with HiGHS (``highspy``, a core
+dependency). Much slower than the dynamic programme in :mod:`machiavelli_env.oracle.dp`, but built on
 nothing it shares, so the two check each other.
 
 Melds are enumerated once per (ace mode, joker limit) by :func:`meld_list`:
@@ -39,7 +39,7 @@ from ..cards import JOKER, NUM_RANKS, NUM_SUITS, NUM_TYPES, make_card
 from ..rules import Rules, opening_rank_points
 from .result import Play
 
-_HIGHSPY_HINT = "the ILP oracle needs highspy: pip install highspy (the dev extra)"
+_HIGHSPY_HINT = "the ILP oracle needs highspy: pip install highspy"
 
 
 @dataclass(frozen=True)
