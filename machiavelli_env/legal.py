@@ -140,50 +140,21 @@ def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) ->
     with the oracle. ``None`` when no such arrangement exists.
     """
     avail = as_counts(table, "table") + as_counts(play, "play") + as_counts(help_used, "help_used")
-    need = as_counts(help_used, "help_used").copy()
-    failed: set[tuple[bytes, bytes]] = set()
-    jmax = rules.max_jokers_per_meld if rules.jokers else 0
-
-    def cover(avail: np.ndarray, need: np.ndarray) -> Melds | None:
-        if not need.any():
-            res = _query(avail, avail, _ZERO, rules, {})
-            return None if res is None else res.melds
-        key = (avail.tobytes(), need.tobytes())
-        if key in failed:
-            return None
-        c = int(np.flatnonzero(need)[0])
-        r, s0 = rank_of(c), suit_of(c)
-        others = [make_card(r, s) for s in range(NUM_SUITS) if s != s0 and avail[make_card(r, s)] > 0]
-        for k in range(len(others), -1, -1):
-            for subset in itertools.combinations(others, k):
-                for j in range(min(jmax, int(avail[JOKER])) + 1):
-                    group = [c, *subset] + [JOKER] * j
-                    if not 3 <= len(group) <= 4 or not is_valid_meld(group, rules):
-                        continue
-                    a2, n2 = avail.copy(), need.copy()
-                    for g in group:
-                        a2[g] -= 1
-                        if g != JOKER and n2[g] > 0:
-                            n2[g] -= 1
-                    rest = cover(a2, n2)
-                    if rest is not None:
-                        return [group, *rest]
-        failed.add(key)
-        return None
-
-    return cover(avail, need)
+    found = _help_cover(avail, avail, as_counts(help_used, "help_used").copy(), rules, set())
+    return None if found is None else found[1]
 
 
 def _help_cover(
     lo: np.ndarray, hi: np.ndarray, need: np.ndarray, rules: Rules, failed: set[tuple[bytes, bytes, bytes]]
-) -> np.ndarray | None:
+) -> tuple[np.ndarray, Melds] | None:
     """A multiset ``x`` with ``lo <= x <= hi`` that partitions into valid melds with the ``need``
-    copies (help cards) in groups, or ``None``. Exact, like :func:`help_repack`: every group that can
-    hold the first needed copy is tried (its cards taken from what must be placed first), then the
-    rest is the oracle's bounded question. ``failed`` remembers what has no solution."""
+    copies (help cards) in groups, and that arrangement; ``None`` if there is none. Every group
+    that can hold the first needed copy is tried (its cards taken from what must be placed first),
+    then the rest is the oracle's bounded question. ``failed`` remembers what has no solution.
+    :func:`help_repack` is the case ``lo = hi``."""
     if not need.any():
         res = _query(lo, hi, _ZERO, rules, {})
-        return None if res is None else lo + res.counts
+        return None if res is None else (lo + res.counts, res.melds)
     key = (lo.tobytes(), hi.tobytes(), need.tobytes())
     if key in failed:
         return None
@@ -204,7 +175,7 @@ def _help_cover(
                         n2[card] -= 1
                 sub = _help_cover(np.maximum(lo - g, 0), hi - g, n2, rules, failed)
                 if sub is not None:
-                    return sub + g
+                    return sub[0] + g, [group, *sub[1]]
     failed.add(key)
     return None
 
@@ -433,7 +404,7 @@ def _legal_plays(
             res = _query(lo, hi, info.zeros, rules, kw)
             return None if res is None else lo - base + res.counts
         sol = _help_cover(lo, hi, need, rules, failed)
-        return None if sol is None else sol - base
+        return None if sol is None else sol[0] - base
 
     def dfs(i: int, witness: np.ndarray) -> bool:  # True: stop (more than `limit` found)
         if i == n_types:
