@@ -178,17 +178,16 @@ static int g_jsplit = 1;
 /* g[0..B] := the knapsack over suits 0..3 but `skip` (-1: none) at stage st, B units of joker
  * budget (us_get); 0 ok, NEG dead */
 static int32_t joker_knapsack(const Query *q, int st, uint64_t k0, uint64_t k1, int B, int skip, int32_t *g) {
-    const int jav = B;
-    for (int j = 0; j <= jav; j++) g[j] = 0;
+    for (int j = 0; j <= B; j++) g[j] = 0;
     for (int s = 0; s < 4; s++) {
         if (s == skip) continue;
         int32_t f[16], ng[16];
         int p = q->bnd[st][s];
         int32_t sid = SID(k0, k1, s);
-        f[jav] = us_get(q, s, p, sid, jav);
-        if (f[jav] <= NEG) return NEG;
-        for (int j = 0; j < jav; j++) f[j] = us_get(q, s, p, sid, j);
-        for (int j = 0; j <= jav; j++) {
+        f[B] = us_get(q, s, p, sid, B);
+        if (f[B] <= NEG) return NEG;
+        for (int j = 0; j < B; j++) f[j] = us_get(q, s, p, sid, j);
+        for (int j = 0; j <= B; j++) {
             int32_t best = NEG;
             for (int b = 0; b <= j; b++) {
                 if (g[j - b] <= NEG || f[b] <= NEG) continue;
@@ -197,8 +196,8 @@ static int32_t joker_knapsack(const Query *q, int st, uint64_t k0, uint64_t k1, 
             }
             ng[j] = best;
         }
-        for (int j = 0; j <= jav; j++) g[j] = ng[j];
-        if (g[jav] <= NEG) return NEG;
+        for (int j = 0; j <= B; j++) g[j] = ng[j];
+        if (g[B] <= NEG) return NEG;
     }
     return 0;
 }
