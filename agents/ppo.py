@@ -51,7 +51,7 @@ from torch import nn
 
 from machiavelli_env import game, legal, observation
 from machiavelli_env.cards import NUM_TYPES
-from machiavelli_env.records import loads, printable
+from machiavelli_env.records import loads, printable, read_capped
 from machiavelli_env.rules import Rules
 
 from .base import DRAW, Agent, Turn
@@ -379,11 +379,10 @@ def _read_meta(side: Path, header: dict[str, str], where: str) -> Any:
     """The checkpoint's metadata: the JSON side file if there is one, else the safetensors header's copy."""
     if side.is_file():
         try:
-            with side.open("rb") as f:
-                raw = f.read(MAX_META_BYTES + 1)
+            raw = read_capped(side, MAX_META_BYTES)
         except OSError as exc:
             raise CheckpointError(f"{side}: cannot read: {exc.strerror or type(exc).__name__}") from None
-        if len(raw) > MAX_META_BYTES:
+        if raw is None:
             raise CheckpointError(f"{side}: larger than {MAX_META_BYTES // 1024} KiB (not a checkpoint's side file)")
         source: str | bytes = raw
         named = str(side)

@@ -37,6 +37,7 @@ __all__ = [
     "dumps",
     "loads",
     "printable",
+    "read_capped",
     "read_jsonl",
 ]
 
@@ -110,6 +111,14 @@ def _has_lone_surrogate(value: Any) -> bool:
         elif isinstance(v, list):
             stack.extend(v)
     return False
+
+
+def read_capped(path: Any, limit: int) -> bytes | None:
+    """The bytes of the file at ``path``, or ``None`` when it holds more than ``limit`` (only
+    ``limit + 1`` bytes are read, whatever the file's size); ``OSError`` when it cannot be read."""
+    with open(path, "rb") as f:
+        raw = f.read(limit + 1)
+    return None if len(raw) > limit else raw
 
 
 def loads(data: str | bytes | bytearray, *, max_depth: int = MAX_DEPTH) -> Any:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import JOKER, NUM_RANKS, rank_of
+from .records import read_capped
 
 ACE_MODES = ("low", "high", "low_or_high", "both_ends", "wrap")
 POINT_SCHEMES = ("ace11", "ace1")
@@ -244,11 +245,10 @@ def _load_file(path: Path) -> Rules:
     if not path.is_file():
         raise RulesError(f"rules file not found: {where}")
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_RULES_FILE_BYTES + 1)
+        raw = read_capped(path, MAX_RULES_FILE_BYTES)
     except OSError as exc:
         raise RulesError(f"cannot read rules file {where}: {exc.strerror or type(exc).__name__}") from None
-    if len(raw) > MAX_RULES_FILE_BYTES:
+    if raw is None:
         raise RulesError(f"rules file {where} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB (not a rules file)")
     try:
         text = raw.decode("utf-8")
