@@ -254,6 +254,36 @@ def test_joker_aware_bounds_change_no_value(rules: Rules, profile: str, seed: in
     assert values[0] == values[1] == values[2] == values[3]
 
 
+@joker_heavy
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_branch_feasibility_agrees_with_the_ilp_at_every_first_level_budget(
+    rules: Rules, profile: str, seed: int
+) -> None:
+    """legal_plays' branch questions: part of the hand fixed, the rest optional, no weights (any
+    arrangement answers). The answer is the ILP's whatever the first depth-first level's budget
+    of such questions (``fprobe``; 0: the weighted questions' budget)."""
+    from machiavelli_env.oracle import _dp
+
+    melds, hand = PROFILES[profile]
+    table, hnd = random_position(rules, seed, melds=melds, hand=hand)
+    fixed = np.random.default_rng(seed + 2).binomial(hnd, 0.8)  # about half of these are infeasible
+    lo, hi = table + fixed, table + hnd
+    ref = ilp.solve_bounds(lo, hi, ZERO, rules)
+    saved = _dp.set_params()
+    try:
+        for fprobe in (0, 30, 300):
+            _dp.set_params(fprobe=fprobe)
+            dp = api.solve(lo, hi, ZERO, rules)
+            assert (dp is None) == (ref is None), f"fprobe={fprobe}"
+            if dp is not None:
+                assert_partition(dp.melds, lo + dp.counts, rules)
+                assert ((dp.counts >= 0) & (lo + dp.counts <= hi)).all()
+    finally:
+        _dp.set_params(**saved)
+
+
 @pytest.mark.heavy
 @joker_heavy
 @pytest.mark.parametrize("profile", sorted(PROFILES))

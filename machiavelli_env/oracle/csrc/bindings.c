@@ -80,6 +80,8 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     q->loJ = q->lo[JOKER];
     q->hiJ = q->hi[JOKER];
     q->wJ = q->w[JOKER];
+    q->feas = 1;
+    for (int c = 0; c < NT; c++) q->feas &= w[c] == 0;
     q->base += (long)q->wJ * q->loJ;
     q->need_group = need_group;
     q->min_open = min_open < 0 ? 0 : min_open;

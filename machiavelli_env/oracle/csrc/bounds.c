@@ -61,42 +61,104 @@ static int us_put(uint64_t key, int32_t val) {
 
 /* us_err: declared above run_forward */
 static int g_usj = 1; /* the relaxation counts the jokers still available (else: all of them) */
-/* bud: the jokers this suit may still use, in units of 1 / q->junit joker */
-static int32_t us_get(const Query *q, int s, int p, int32_t sid, int bud) {
-    if (p == q->np - 1) return ss_arr[sid].final_ok ? 0 : NEG;
-    if (!g_usj) bud = q->junit * q->hiJ;
-    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23) | ((uint64_t)bud << 27);
-    if (us_reserve() < 0) { us_err = -1; return NEG; }
-    int32_t cached;
-    if (us_find(key, &cached)) return cached;
+/* The relaxation of one suit state is kept for all joker budgets up to the largest asked for: a
+ * vector of values by budget (0 .. junit * hiJ <= 14) and that largest budget, one cache lookup
+ * where the joker split asks for every budget. */
+#define UV_LEN 16
+#define UV_HB 15             /* the slot of a vector holding the largest budget it is valid for */
+static int32_t *uv = NULL; /* the vectors of this query, UV_LEN values each */
+static size_t uv_n = 0, uv_cap = 0;
+#define UV_DONE (-2) /* the vector of a state whose runs may all end at the last position: all 0 */
+#define UV_DEAD (-3) /* ... whose runs may not: all NEG */
+static int32_t uv_done[UV_LEN], uv_dead[UV_LEN];
+static inline const int32_t *uv_at(int32_t i) {
+    return i >= 0 ? uv + (size_t)i * UV_LEN : i == UV_DONE ? uv_done : uv_dead;
+}
+
+/* a new vector's index (its values unset), or -1 (out of memory) */
+static int32_t uv_new(void) {
+    if (uv_n + 1 > uv_cap) {
+        size_t nc = uv_cap ? uv_cap * 2 : 1024;
+        int32_t *t = realloc(uv, nc * UV_LEN * sizeof(int32_t));
+        if (!t) return -1;
+        uv = t;
+        uv_cap = nc;
+    }
+    return (int32_t)uv_n++;
+}
+
+/* us(s, p, sid, .): the index of a vector of the most value suit s alone can add after position p
+ * for each joker budget b <= need (in units of 1 / q->junit joker; valid up to its [UV_HB] >= need),
+ * NEG where its runs cannot be completed; -1 on error (us_err set). Non-decreasing in b. Only the
+ * transitions affordable with `need` are followed, as a question about that budget alone would. */
+static int32_t us_vec(const Query *q, int s, int p, int32_t sid, int need) {
+    if (p == q->np - 1) return ss_arr[sid].final_ok ? UV_DONE : UV_DEAD;
+    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23);
+    if (us_reserve() < 0) { us_err = -1; return -1; }
+    int32_t idx = -1;
+    if (us_find(key, &idx) && uv[(size_t)idx * UV_LEN + UV_HB] >= need) return idx;
     int pp = p + 1, al = ss_arr[sid].acelow, l, hh;
     pos_bounds(q, pp, s, al, &l, &hh);
-    int32_t best = NEG;
+    const int B = need;
+    int32_t best[UV_LEN];
+    for (int b = 0; b <= B; b++) best[b] = NEG;
     if (hh >= 0) {
         int32_t ts, tcnt;
-        int r = get_trans(sid, l, hh, bud / q->junit, q->P[pp].flags, &ts, &tcnt);
-        if (r < 0) { us_err = r; return NEG; }
+        int r = get_trans(sid, l, hh, B / q->junit, q->P[pp].flags, &ts, &tcnt);
+        if (r < 0) { us_err = r; return -1; }
         const CardValue cv = card_value_at(q, s * 13 + q->P[pp].rank, q->P[pp].flags, al);
         const int ju = q->junit, gc = q->gcost[pp];
         for (int32_t k = 0; k < tcnt; k++) {
             Trans t = tr_arr[ts + k]; /* copied: the recursion may grow tr_arr */
             if (t.g > q->gmax[pp]) continue;
             int cost = ju * t.jr + gc * t.g;
-            if (cost > bud) continue;
-            int32_t v = us_get(q, s, pp, t.new_id, bud - cost);
-            if (v <= NEG) continue;
-            v += trans_value(cv, &t) - cv.wJ * t.jr;
-            if (v > best) best = v;
+            if (cost > B) continue;
+            int32_t ci = us_vec(q, s, pp, t.new_id, B - cost);
+            if (ci == -1) return -1;
+            const int32_t *c = uv_at(ci), add = trans_value(cv, &t) - cv.wJ * t.jr;
+            for (int b = cost; b <= B; b++) {
+                int32_t v = c[b - cost];
+                if (v > NEG && v + add > best[b]) best[b] = v + add;
+            }
         }
     }
-    if (us_put(key, best) < 0) { us_err = -1; return NEG; } /* the recursion may have grown the table */
-    return best;
+    best[UV_HB] = B;
+    if (idx >= 0) { /* a larger budget than before: the same values below it, more above */
+        memcpy(uv + (size_t)idx * UV_LEN, best, (size_t)(B + 1) * sizeof(int32_t));
+        uv[(size_t)idx * UV_LEN + UV_HB] = B;
+        return idx;
+    }
+    idx = uv_new();
+    if (idx < 0) { us_err = -1; return -1; }
+    memcpy(uv + (size_t)idx * UV_LEN, best, (size_t)(B + 1) * sizeof(int32_t));
+    uv[(size_t)idx * UV_LEN + UV_HB] = B;
+    if (us_put(key, idx) < 0) { us_err = -1; return -1; } /* the recursion may have grown the table */
+    return idx;
+}
+
+/* the values of us(s, p, sid, b) for b <= need (valid until the next us_vec call), or NULL (us_err set) */
+static inline const int32_t *us_values(const Query *q, int s, int p, int32_t sid, int need) {
+    int32_t i = us_vec(q, s, p, sid, need);
+    return i == -1 ? NULL : uv_at(i);
+}
+
+/* us(s, p, sid, bud): the most value suit s alone can add after position p (p = -1: from the start)
+ * from open runs sid, with groups allowed wherever the rank could form one and a joker budget of bud
+ * units; NEG if its runs cannot be completed. An upper bound for the depth-first search. */
+static inline int32_t us_get(const Query *q, int s, int p, int32_t sid, int bud) {
+    if (!g_usj) bud = q->junit * q->hiJ;
+    const int32_t *v = us_values(q, s, p, sid, bud);
+    return v ? v[bud] : NEG;
 }
 
 static void us_reset(void) {
     us_n = 0;
     us_act = us_cap < US_START ? us_cap : US_START;
     if (ut) ut = stamped_fresh(ut, &us_cap, &us_cur, 0, sizeof(USlot)); /* a new stamp: never fails */
+    uv_n = 0;
+    if (uv_dead[0] != NEG)
+        for (int b = 0; b < UV_LEN; b++) uv_dead[b] = NEG;
+    uv_done[UV_HB] = uv_dead[UV_HB] = UV_LEN;
 }
 
 /* gmask(s, p, sid, jav): bitmask of the numbers of cards suit s (open runs sid, before position
@@ -181,12 +243,9 @@ static int32_t joker_knapsack(const Query *q, int st, uint64_t k0, uint64_t k1, 
     for (int j = 0; j <= B; j++) g[j] = 0;
     for (int s = 0; s < 4; s++) {
         if (s == skip) continue;
-        int32_t f[16], ng[16];
-        int p = q->bnd[st][s];
-        int32_t sid = SID(k0, k1, s);
-        f[B] = us_get(q, s, p, sid, B);
-        if (f[B] <= NEG) return NEG;
-        for (int j = 0; j < B; j++) f[j] = us_get(q, s, p, sid, j);
+        int32_t ng[16];
+        const int32_t *f = us_values(q, s, q->bnd[st][s], SID(k0, k1, s), B); /* g_usj: see node_bound */
+        if (!f || f[B] <= NEG) return NEG;
         for (int j = 0; j <= B; j++) {
             int32_t best = NEG;
             for (int b = 0; b <= j; b++) {
@@ -290,14 +349,17 @@ static int32_t child_bound(const Query *q, ChildBounds *cb, uint64_t k0, uint64_
         if (us_err) return NEG;
     }
     if (cb->other[jav] <= NEG) return NEG;
-    int32_t x = us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), B);
+    const int Bx = g_usj ? B : q->junit * q->hiJ;
+    const int32_t *fv = us_values(q, s, q->bnd[st1][s], SID(k0, k1, s), Bx);
+    if (!fv) return NEG;
+    int32_t x = fv[Bx];
     if (x <= NEG) return NEG;
     if (split) {
         int32_t best = NEG;
         for (int b = 0; b <= B; b++) {
             int32_t o = cb->split[jav][B - b];
             if (o <= NEG) continue;
-            int32_t f = b == B ? x : us_get(q, s, q->bnd[st1][s], SID(k0, k1, s), b);
+            int32_t f = fv[b];
             if (f > NEG && o + f > best) best = o + f;
         }
         if (best <= NEG) return NEG;

@@ -9,6 +9,7 @@ typedef struct {
     uint8_t lo[NT], hi[NT];
     int32_t w[NT];
     int need_group, min_open, loJ, hiJ, np, nst, norm, wJ;
+    int feas;                   /* every weight 0: a feasibility question */
     Pos P[MAXPOS];
     Stage S[MAXST];
     int8_t bnd[MAXST + 1][4];   /* boundary (position index, -1 = start) of each suit before stage st */
