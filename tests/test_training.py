@@ -42,7 +42,7 @@ TINY = {
     ["default", "stage1_2p_classic", "ppo_2p_classic", "ppo_2p_classic_from_default", "ppo_3p_classic",
      "ppo_3p_classic_placement",
      "ppo_4p_classic", "ppo_4p_classic_scratch", "ppo_4p_classic_mixed", "ppo_4p_classic_placement", "ppo_4p_jokers",
-     "ppo_6p_three_decks"],
+     "ppo_6p_three_decks", "ppo_3p_hoard", "ppo_4p_hoard"],
 )
 def test_shipped_training_configs_load(name):
     assert name in config_names()
