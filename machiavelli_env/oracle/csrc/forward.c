@@ -30,10 +30,13 @@ static int g_prune = 1;
 static long g_budget = 5000;
 static long g_probe = 10000;
 /* the depth-first probe's expansions on the first level of a feasibility question (every weight 0:
- * any arrangement answers it, as for legal_plays' branches). Most of those are refutations found at
+ * any arrangement answers it, as for legal_plays' branches) with at least g_fjokers jokers that
+ * may be added. With two or more such jokers most of those questions are refutations found at
  * once in one of the two sweep directions and only after a long search in the other, so the race
- * (solve.c) gets its turn sooner; 0: g_probe */
+ * (solve.c) gets its turn sooner; with fewer the forward sweep usually finishes within g_probe and
+ * an early race costs more than it saves. 0: g_probe */
 static long g_fprobe = 300;
+static int g_fjokers = 2;
 static long g_budget2 = 2000000;
 static long g_memo_limit = 200000;
 static int g_force = 0; /* testing: 1 forward only, 2 depth-first only */

@@ -33,14 +33,15 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
         mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full, fprobe = g_fprobe;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppl", names, &on, &budget, &force, &memo, &tie, &probe,
+    int fjokers = g_fjokers;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppli", names, &on, &budget, &force, &memo, &tie, &probe,
                                      &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
-                                     &mirror_probe, &jsplit, &gjc, &fprobe))
+                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -61,11 +62,12 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_jsplit = jsplit;
     g_gjc = gjc;
     g_fprobe = fprobe;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l}", "prune", g_prune, "budget", g_budget,
+    g_fjokers = fjokers;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
                          "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
-                         "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe);
+                         "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe, "fjokers", g_fjokers);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -120,7 +122,8 @@ static PyMethodDef methods[] = {
      "full (expansions of the whole-hand probe, 0: off; force != 0 also skips it), jcrowd (the crowd threshold "
      "with jokers), race, repack_full (expansions of the repack probe, 0: off), mirror_probe (a whole-hand probe "
      "out of expansions tries the mirrored position next), jsplit, gjc, fprobe (the first level's depth-first "
-     "expansions on a question with every weight 0; 0: probe)."},
+     "expansions on a question with every weight 0 and at least fjokers jokers that may be added; 0: probe), "
+     "fjokers."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};

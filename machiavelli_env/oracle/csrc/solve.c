@@ -54,7 +54,7 @@ static int table_cards(const Query *q) {
 static void sched_init(Sched *sc, const Query *q, int lo_cards) {
     sc->skip_first = g_crowd >= 0 && (lo_cards >= g_crowd || (q->hiJ > 0 && lo_cards >= g_jcrowd));
     sc->bb = g_budget;
-    sc->dl = q->feas && g_fprobe > 0 ? g_fprobe : g_probe;
+    sc->dl = q->feas && g_fprobe > 0 && q->hiJ - q->loJ >= g_fjokers ? g_fprobe : g_probe;
     sc->bfs_done = g_force == 2;
 }
 
