@@ -122,17 +122,11 @@ static int32_t us_vec(const Query *q, int s, int p, int32_t sid, int need) {
             }
         }
     }
-    best[UV_HB] = B;
-    if (idx >= 0) { /* a larger budget than before: the same values below it, more above */
-        memcpy(uv + (size_t)idx * UV_LEN, best, (size_t)(B + 1) * sizeof(int32_t));
-        uv[(size_t)idx * UV_LEN + UV_HB] = B;
-        return idx;
+    if (idx < 0) { /* else a larger budget than before: the same values below it, more above */
+        if ((idx = uv_new()) < 0 || us_put(key, idx) < 0) { us_err = -1; return -1; } /* (the recursion may have grown the table) */
     }
-    idx = uv_new();
-    if (idx < 0) { us_err = -1; return -1; }
     memcpy(uv + (size_t)idx * UV_LEN, best, (size_t)(B + 1) * sizeof(int32_t));
     uv[(size_t)idx * UV_LEN + UV_HB] = B;
-    if (us_put(key, idx) < 0) { us_err = -1; return -1; } /* the recursion may have grown the table */
     return idx;
 }
 
@@ -156,9 +150,10 @@ static void us_reset(void) {
     us_act = us_cap < US_START ? us_cap : US_START;
     if (ut) ut = stamped_fresh(ut, &us_cap, &us_cur, 0, sizeof(USlot)); /* a new stamp: never fails */
     uv_n = 0;
-    if (uv_dead[0] != NEG)
+    if (uv_dead[0] != NEG) { /* once: the constant vectors */
         for (int b = 0; b < UV_LEN; b++) uv_dead[b] = NEG;
-    uv_done[UV_HB] = uv_dead[UV_HB] = UV_LEN;
+        uv_done[UV_HB] = uv_dead[UV_HB] = UV_LEN;
+    }
 }
 
 /* gmask(s, p, sid, jav): bitmask of the numbers of cards suit s (open runs sid, before position
