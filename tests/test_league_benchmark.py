@@ -31,19 +31,31 @@ def test_benchmark_md_has_one_table_block_and_names_the_command():
 def test_baselines_rewrite_only_the_marked_table_and_check_agrees(tmp_path):
     doc = tmp_path / "B.md"
     doc.write_text("intro\n<!-- baselines:begin -->\nold table\n<!-- baselines:end -->\noutro\n")
-    res = run("--quick", "--workers", "1", "--file", str(doc))
+    cache = tmp_path / "cache"
+    res = run("--quick", "--workers", "1", "--file", str(doc), "--cache", str(cache))
     assert res.returncode == 0, res.stderr
     text = doc.read_text()
     assert text.startswith("intro\n<!-- baselines:begin -->\n") and text.endswith("<!-- baselines:end -->\noutro\n")
     assert "old table" not in text
-    for needle in ("| random | greedy |", "| patient | random |", "**Four players**", "| rank | agent | ordinal"):
+    for needle in ("| random | greedy |", "| patient | random |", "| hoarder | patient |", "**Four players**",
+                   "| rank | agent | ordinal", "**Summary**"):
         assert needle in text
-    # every 2-player candidate/opponent cell is there once (ppo rows only when its checkpoint loads)
+    # every 2-player candidate/opponent cell is there once: 7 candidates x 4 standard opponents less
+    # the 4 self-pairs, and search/ppo both ways (without ppo: 6 x 4 - 4)
     rows = [line for line in text.splitlines() if line.startswith("| ") and " | " in line]
-    two_player = [r for r in rows if r.count("|") == 7 and not r.startswith("| agent")]
-    assert len(two_player) in (9, 12)
+    two_player = [r for r in rows if r.count("|") == 8 and not r.startswith("| agent")]
+    pairs = {tuple(r.split(" | ")[:2]) for r in two_player}
+    assert len(pairs) == len(two_player)
+    assert len(two_player) in (26, 20)  # ppo rows only when its checkpoint loads
+    assert ("| search | ppo |" in text) == (len(two_player) == 26)
+    exploit_rows = [r for r in rows if r.count("|") == 7 and "`" in r]
+    assert len(exploit_rows) in (0, 6, 7)  # no exploitability without torch
     again = run("--quick", "--workers", "2", "--file", str(doc), "--check")
     assert again.returncode == 0, again.stderr  # same table with another worker count
+    cached = list(cache.glob("*.json"))
+    resumed = run("--quick", "--workers", "1", "--file", str(doc), "--check", "--cache", str(cache))
+    assert resumed.returncode == 0, resumed.stderr  # the kept series give the same table
+    assert f"{len(cached)} of {len(cached)} series from" in resumed.stderr
 
 
 def test_table_splicing_keeps_the_text_around_the_markers():
