@@ -162,6 +162,12 @@ def loads(data: str | bytes | bytearray, *, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+# what a blank line may hold, the same for text and bytes (ASCII whitespace, as bytes.strip() strips;
+# str.strip() would also take separators such as \x1c-\x1f and \x85 for blanks)
+_BLANK_BYTES = b" \t\n\r\x0b\x0c"
+_BLANK_TEXT = _BLANK_BYTES.decode("ascii")
+
+
 def _raw_lines(
     source: IO[bytes] | IO[str] | Iterable[str | bytes], max_line_bytes: int
 ) -> Iterator[bytes | str | None]:
@@ -200,7 +206,7 @@ def read_jsonl(
 
     ``source`` is a binary stream (a file opened ``"rb"``, ``sys.stdin.buffer``), a text stream
     or any iterable of ``str``/``bytes`` lines. Lines are split on ``\\n`` only; a line of
-    whitespace is skipped (but counted). A line that is not strict JSON (:func:`loads`) or is
+    ASCII whitespace is skipped (but counted). A line that is not strict JSON (:func:`loads`) or is
     longer than ``max_line_bytes`` yields ``Line(number, error=...)``; reading goes on.
     """
     number = 0
@@ -209,7 +215,7 @@ def read_jsonl(
         if raw is None:
             yield Line(number, error=f"bad JSON: line longer than {max_line_bytes} bytes")
             continue
-        if not raw.strip():
+        if not raw.strip(_BLANK_BYTES if isinstance(raw, (bytes, bytearray)) else _BLANK_TEXT):
             continue
         try:
             yield Line(number, value=loads(raw, max_depth=max_depth))
