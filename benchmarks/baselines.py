@@ -107,7 +107,8 @@ class LeagueJob:
 
 def _key(task: Job | ExploitJob | LeagueJob) -> str:
     """The cache file name of ``task``: what fixes its result."""
-    data = {"kind": type(task).__name__, **asdict(task), "env": ENV_ID, "version": __version__}
+    fields = {k: v for k, v in asdict(task).items() if v is not None}  # an unset option: as if absent
+    data = {"kind": type(task).__name__, **fields, "env": ENV_ID, "version": __version__}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:20]
 
 
