@@ -3,8 +3,8 @@
 Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``human``, ``ppo`` (the shipped
 checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized search, :mod:`agents.search`).
 Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
-``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout``
-(a name). torch is imported only for ``ppo``.
+``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout`` and
+``opponents`` (names). torch is imported only for ``ppo``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .base import Agent
 from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
 
 AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "human", "ppo", "search")
-_NAMED_OPTIONS = {"search": ("rollout",)}  # options whose value is a name, not an integer
+_NAMED_OPTIONS = {"search": ("rollout", "opponents")}  # options whose value is a name, not an integer
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?:\[(?P<opts>[^\]]*)\])?(?::(?P<path>.+))?$")
 

@@ -19,9 +19,11 @@ One decision:
    the rollout policies are deterministic, so two candidates differ only by the move itself), and
    the better half by mean value goes on. The best mean over all its simulations wins (ties: the
    earlier candidate: drawing first, then the oracle's order).
-4. A simulation applies the candidate in one world and plays on with the rollout policy in every
-   seat (``rollout``: ``hoarder`` or ``greedy``) on the pure engine (:func:`machiavelli_env.game.step`)
-   until the game ends or ``depth`` moves have been made. Its value for the searching player: 1 for
+4. A simulation applies the candidate in one world and plays on with the rollout policy
+   (``rollout``: ``hoarder`` or ``greedy``) on the pure engine (:func:`machiavelli_env.game.step`)
+   until the game ends or ``depth`` moves have been made. The searching player's own seat follows
+   ``rollout``; the other seats follow ``opponents``, the model of how the opponents play (one of
+   :data:`ROLLOUTS`; by default the same as ``rollout``). Its value for the searching player: 1 for
    a win, 0 for a loss, ``1 / players`` for a drawn game; a rollout cut at ``depth`` (or truncated
    by ``max_turns``, or a game of a match that ended) is scored by hand points: the fraction of the
    opponents holding more penalty points, ties counted half (match play: the points the game added
@@ -103,8 +105,9 @@ _POLICIES: dict[str, Callable[[game.State], np.ndarray]] = {"hoarder": hoarder_m
 class SearchAgent(Agent):
     """Determinized search with rollouts (see the module docstring).
 
-    ``sims``: simulations per decision (the budget); ``rollout``: the policy every seat follows in
-    simulations (:data:`ROLLOUTS`); ``top``: legal plays considered besides drawing; ``depth``: moves
+    ``sims``: simulations per decision (the budget); ``rollout``: the policy the searching player
+    follows in simulations (:data:`ROLLOUTS`); ``opponents``: the policy the other seats follow
+    there (default: ``rollout``); ``top``: legal plays considered besides drawing; ``depth``: moves
     per rollout before it is scored by hand points; ``seed``: the agent's random numbers (with the
     per-game seed given to :meth:`reset`, when both are set, they are combined).
     """
@@ -117,6 +120,7 @@ class SearchAgent(Agent):
         *,
         sims: int = DEFAULT_SIMS,
         rollout: str = "hoarder",
+        opponents: str | None = None,
         top: int = 4,
         depth: int = 200,
     ):
@@ -125,10 +129,14 @@ class SearchAgent(Agent):
                 raise ValueError(f"search needs {key} >= {low} (an integer), got {value!r}")
         if rollout not in _POLICIES:
             raise ValueError(f"search: unknown rollout policy {rollout!r}; known: {', '.join(ROLLOUTS)}")
+        if opponents is not None and opponents not in _POLICIES:
+            raise ValueError(f"search: unknown opponents policy {opponents!r}; known: {', '.join(ROLLOUTS)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"search: seed must be a non-negative integer, got {seed!r}")
         self.sims, self.top, self.depth, self.rollout = int(sims), int(top), int(depth), rollout
+        self.opponents = rollout if opponents is None else opponents
         self._policy = _POLICIES[rollout]
+        self._opp_policy = _POLICIES[self.opponents]
         self.seed = None if seed is None else int(seed)
         self.rng = np.random.default_rng(self.seed)
         self.last_sims = 0  # simulations spent on the last decision
@@ -194,14 +202,15 @@ class SearchAgent(Agent):
         return max(alive, key=lambda i: (mean[i], -i))
 
     def _simulate(self, world: game.State, action: np.ndarray, me: int) -> float:
-        """Play ``action`` in ``world``, then the rollout policy everywhere; the value for ``me``."""
+        """Play ``action`` in ``world``, then ``rollout`` for ``me`` and ``opponents`` for the other seats;
+        the value for ``me``."""
         state = game.step(world, action)
         start_game = world.game
         scores0 = world.scores
-        policy, depth = self._policy, self.depth
+        mine, theirs, depth = self._policy, self._opp_policy, self.depth
         moves = 0
         while not state.done and state.game == start_game and moves < depth:
-            state = game.step(state, policy(state))
+            state = game.step(state, (mine if state.current == me else theirs)(state))
             moves += 1
         n = state.players
         if state.game != start_game:  # match play: a game ended; compare what it added to the totals

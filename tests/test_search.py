@@ -120,6 +120,28 @@ def test_rollout_policies_follow_the_bots():
                 state = game.step(state, want if state.turn % 3 else greedy.act(turn))
 
 
+def test_opponents_option_sets_the_policy_of_the_other_seats_in_rollouts():
+    rules = Rules.load("classic_4p")
+    agent = make_agent("search[sims=8,top=2,depth=30,opponents=greedy]", rules, seed=3)
+    assert (agent.rollout, agent.opponents) == ("hoarder", "greedy")
+    assert agent._policy is hoarder_move and agent._opp_policy is greedy_move
+    calls: list[tuple[str, int]] = []
+
+    def spy(name, policy):
+        def move(state):
+            calls.append((name, state.current))
+            return policy(state)
+        return move
+
+    agent._policy, agent._opp_policy = spy("mine", hoarder_move), spy("theirs", greedy_move)
+    turn = next(t for t in (turn_from_state(game.new_game(rules, seed)) for seed in range(100))
+                if len(agent.candidates(t)) >= 2)  # a decision that is searched
+    me = turn.seat
+    agent.act(turn)
+    assert {name for name, _ in calls} == {"mine", "theirs"}
+    assert all((seat == me) == (name == "mine") for name, seat in calls)
+
+
 def test_sample_world_keeps_what_the_player_knows():
     state = game.new_game(CLASSIC, 13)
     state = game.step(state, np.zeros(53, dtype=np.int64))
@@ -144,12 +166,16 @@ def test_registry_options_and_errors():
     assert make_agent("search").sims == search_mod.DEFAULT_SIMS
     with pytest.raises(AgentSpecError, match="unknown rollout policy 'fast'"):
         make_agent("search[rollout=fast]")
+    assert make_agent("search[rollout=greedy]").opponents == "greedy"  # by default, as rollout
+    assert make_agent("search[rollout=greedy,opponents=hoarder]").opponents == "hoarder"
+    with pytest.raises(AgentSpecError, match="unknown opponents policy 'fast'"):
+        make_agent("search[opponents=fast]")
     with pytest.raises(AgentSpecError, match="sims >= 1"):
         make_agent("search[sims=0]")
     with pytest.raises(AgentSpecError, match="name=integer"):
         make_agent("search[top=many]")
     with pytest.raises(AgentSpecError, match="name=integer"):
-        make_agent("patient[min_cards=hoarder]")  # only search's rollout takes a name
+        make_agent("patient[min_cards=hoarder]")  # only search's rollout and opponents take names
     with pytest.raises(AgentSpecError, match="search"):
         make_agent("search[speed=3]")
     assert split_specs("search[sims=4,top=2], hoarder,patient[min_cards=4,danger=3]") == [
