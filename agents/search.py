@@ -127,10 +127,9 @@ class SearchAgent(Agent):
         for key, value, low in (("sims", sims, 1), ("top", top, 1), ("depth", depth, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"search needs {key} >= {low} (an integer), got {value!r}")
-        if rollout not in _POLICIES:
-            raise ValueError(f"search: unknown rollout policy {rollout!r}; known: {', '.join(ROLLOUTS)}")
-        if opponents is not None and opponents not in _POLICIES:
-            raise ValueError(f"search: unknown opponents policy {opponents!r}; known: {', '.join(ROLLOUTS)}")
+        for key, name in (("rollout", rollout), ("opponents", rollout if opponents is None else opponents)):
+            if name not in _POLICIES:
+                raise ValueError(f"search: unknown {key} policy {name!r}; known: {', '.join(ROLLOUTS)}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"search: seed must be a non-negative integer, got {seed!r}")
         self.sims, self.top, self.depth, self.rollout = int(sims), int(top), int(depth), rollout
