@@ -38,7 +38,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
         "plays every hand of each deal. Prints win rates with 95%% Wilson intervals."
     )
     p.add_argument("--agents", required=True, metavar="A,B,...",
-                   help="one agent per seat: random, greedy, greedy_points, patient, hoarder, ppo, ppo:PATH, "
+                   help="one agent per seat: random, greedy, greedy_points, patient, hoarder, tempo, ppo, ppo:PATH, "
                         "search (options in brackets: search[sims=64,rollout=hoarder])")
     p.add_argument("--rules", default="classic", metavar="RULES", help=_RULES_HELP)
     p.add_argument("--players", type=int_arg(2, 6), default=None,

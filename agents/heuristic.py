@@ -1,4 +1,4 @@
-"""Rule-based baselines: ``random``, ``greedy``, ``greedy_points``, ``patient`` and ``hoarder``.
+"""Rule-based baselines: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder`` and ``tempo``.
 
 All of them read the legal plays (or the oracle's best play) from the :class:`~agents.base.Turn`,
 so they use the same exact oracle as the environment.
@@ -10,9 +10,14 @@ import sys
 
 import numpy as np
 
+from machiavelli_env import legal
 from machiavelli_env.cards import NUM_TYPES
+from machiavelli_env.observation import OFF_OPENED
 
 from .base import DRAW, Agent, Turn, fallback_action
+
+#: Observation entries: whether opponents 1..5 have laid down in this game.
+_OPPONENTS_OPENED = slice(OFF_OPENED + 1, OFF_OPENED + 6)
 
 
 class RandomAgent(Agent):
@@ -113,3 +118,42 @@ class HoarderAgent(PatientAgent):
         if danger < 0:
             raise ValueError(f"hoarder needs danger >= 0, got {danger}")
         super().__init__(min_cards=sys.maxsize, danger=danger)
+
+
+class TempoAgent(Agent):
+    """A hoarder that times the stock's last draw against other hoarders.
+
+    It goes out when the whole hand goes out, and otherwise keeps its cards, with an empty stock
+    too (where drawing is passing). While the stock lasts and no opponent has laid down in this
+    game, it also watches the *stock clock*: if every player drew from now on, the seat ``last``
+    places after it (default 1: the next player) would draw the last card, and it lays down its
+    smallest legal play (fewest cards, then most points) instead of drawing whenever another seat
+    would. Laying down instead of drawing moves the last draw one seat back, so against players
+    who only draw, it moves second to last in the first round without a stock, after the others
+    have laid their melds on the table and before the player who drew the last card.
+
+    ``last`` in ``1..players - 1``; with ``last=0`` it never lays down before going out.
+    """
+
+    name = "tempo"
+
+    def __init__(self, last: int = 1):
+        if last < 0:
+            raise ValueError(f"tempo needs last >= 0, got {last}")
+        self.last = last
+
+    def act(self, turn: Turn) -> np.ndarray:
+        plays = turn.legal_plays
+        n_hand = int(turn.hand.sum())
+        for play in plays:
+            if int(np.minimum(play, turn.hand).sum()) == n_hand:
+                return play.copy()
+        if not turn.draw_allowed:
+            return fallback_action(turn)
+        n = turn.rules.players
+        if turn.stock_size == 0 or not plays or self.last == 0 or (turn.stock_size - 1) % n == self.last % n:
+            return DRAW.copy()
+        if any(turn.observation["observation"][_OPPONENTS_OPENED][: n - 1]):
+            return DRAW.copy()
+        points = legal.rules_info(turn.rules).points
+        return min(plays, key=lambda q: (int(q.sum()), -int(q @ points))).copy()

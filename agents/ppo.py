@@ -9,9 +9,14 @@ over the unmasked scores is the policy; a value head on the state encoding is th
 
 Features (:func:`encode_turn`, numpy only):
 
-* **state** (``869 + 8``): the observation vector (:mod:`machiavelli_env.observation`: card planes
-  and scalars), then every seat's hand size (own first, ``/ 20``, clipped to 1), the number of
-  candidates ``/ limit`` and the largest play's size ``/`` own hand size;
+* **state** (``869 + 8``, ``+ 6`` with ``stock_clock``): the observation vector
+  (:mod:`machiavelli_env.observation`: card planes and scalars), then every seat's hand size (own
+  first, ``/ 20``, clipped to 1), the number of candidates ``/ limit`` and the largest play's size
+  ``/`` own hand size; with ``stock_clock``, a one-hot of the seat (counted from this player, 0 =
+  itself) that draws the stock's last card if every player draws from now on (all zeros with an
+  empty stock). It is ``(stock size - 1) mod players``, which the stock-size scalar holds only as a
+  fraction; when nobody lays down, it fixes who moves first once the stock is empty, and laying
+  down instead of drawing moves it back one seat;
 * **candidate** (``53 + 53 + 12``): the cards played and the hand left after the play (counts
   divided by the copies in the pack), then 12 scalars: is-draw, cards played ``/ 13``, fraction of
   the hand played, goes out (empties the hand), points played ``/ 100``, cards left ``/ 20``,
@@ -39,6 +44,7 @@ Training checkpoints (``checkpoint.pt``, written by ``training.ppo``) load with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import asdict, dataclass, fields
@@ -60,7 +66,8 @@ FORMAT = "machiavelli-ppo"
 FORMAT_VERSION = 1
 EXTRA_STATE = 8
 CAND_SCALARS = 12
-STATE_DIM = observation.OBS_SIZE + EXTRA_STATE
+STATE_DIM = observation.OBS_SIZE + EXTRA_STATE  # without the stock clock (see state_dim)
+STOCK_CLOCK = observation.MAX_PLAYERS
 CAND_DIM = 2 * NUM_TYPES + CAND_SCALARS
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 #: Bounds on a checkpoint's architecture, checked before anything is built (the shipped ones use
@@ -83,6 +90,8 @@ __all__ = [
     "load_ppo_agent",
     "save_checkpoint",
     "shipped_checkpoint",
+    "state_dim",
+    "widen_state_dict",
 ]
 
 
@@ -99,6 +108,7 @@ class PolicySpec:
     cand_hidden: int = 128
     lookahead: bool = False
     take_wins: bool = True  # a play that empties the hand wins at once: it is then the only candidate
+    stock_clock: bool = False  # state features: which seat draws the stock's last card (see the module docstring)
 
     def __post_init__(self) -> None:
         for name, hi in (("limit", MAX_LIMIT), ("hidden", MAX_HIDDEN), ("cand_hidden", MAX_HIDDEN)):
@@ -106,7 +116,7 @@ class PolicySpec:
             if type(v) is not int or not 1 <= v <= hi:
                 shown = repr(v) if len(repr(v)) <= 30 else repr(v)[:30] + "..."
                 raise ValueError(f"policy {name} must be an integer in 1..{hi}, got {shown}")
-        for name in ("lookahead", "take_wins"):
+        for name in ("lookahead", "take_wins", "stock_clock"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"policy {name} must be true or false, got {getattr(self, name)!r}")
 
@@ -123,6 +133,11 @@ class PolicySpec:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def state_dim(spec: PolicySpec) -> int:
+    """Length of the state features of a policy of ``spec``."""
+    return STATE_DIM + (STOCK_CLOCK if spec.stock_clock else 0)
 
 
 # ---------------------------------------------------------------------------------------------- features
@@ -146,7 +161,7 @@ def _rules_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 def encode_turn(
     turn: Turn, spec: PolicySpec, *, take_wins: bool | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Features of a turn: ``(state (STATE_DIM,), candidates (limit + 1, CAND_DIM), mask (limit + 1,), plays)``.
+    """Features of a turn: ``(state (state_dim(spec),), candidates (limit + 1, CAND_DIM), mask (limit + 1,), plays)``.
 
     Row 0 of the candidates is drawing (allowed when ``turn.draw_allowed``); row ``i >= 1`` is
     ``plays[i - 1]``; rows past the plays are zero and masked out. ``take_wins`` (default:
@@ -161,7 +176,7 @@ def encode_turn(
     k = len(plays)
 
     obs = np.asarray(turn.observation["observation"], dtype=np.float32)
-    state = np.zeros(STATE_DIM, dtype=np.float32)
+    state = np.zeros(state_dim(spec), dtype=np.float32)
     state[: obs.size] = obs
     ex = observation.OBS_SIZE
     for i, hs in enumerate(turn.hand_sizes[: observation.MAX_PLAYERS]):
@@ -170,6 +185,8 @@ def encode_turn(
     sizes = np.array([int(p.sum()) for p in plays], dtype=np.int64)
     max_size = int(sizes.max()) if k else 0
     state[ex + 7] = max_size / max(n_hand, 1)
+    if spec.stock_clock and turn.stock_size > 0:
+        state[STATE_DIM + (turn.stock_size - 1) % turn.rules.players] = 1.0
 
     cands = np.zeros((k_max + 1, CAND_DIM), dtype=np.float32)
     mask = np.zeros(k_max + 1, dtype=bool)
@@ -239,7 +256,7 @@ class CandidatePolicy(nn.Module):
         super().__init__()
         self.spec = spec
         h, c = spec.hidden, spec.cand_hidden
-        self.state_net = nn.Sequential(_layer(STATE_DIM, h), nn.ReLU(), _layer(h, h), nn.ReLU())
+        self.state_net = nn.Sequential(_layer(state_dim(spec), h), nn.ReLU(), _layer(h, h), nn.ReLU())
         self.cand_net = nn.Sequential(_layer(CAND_DIM, c), nn.ReLU(), _layer(c, c), nn.ReLU())
         self.score_net = nn.Sequential(_layer(h + c, c), nn.ReLU(), _layer(c, 1, std=0.01))
         self.value_net = nn.Sequential(_layer(h, c), nn.ReLU(), _layer(c, 1, std=1.0))
@@ -329,7 +346,7 @@ def expected_shapes(spec: PolicySpec) -> dict[str, tuple[int, ...]]:
     """The name and shape of every tensor of a :class:`CandidatePolicy` of ``spec`` (computed, nothing built)."""
     h, c = spec.hidden, spec.cand_hidden
     layers = {
-        "state_net.0": (h, STATE_DIM), "state_net.2": (h, h),
+        "state_net.0": (h, state_dim(spec)), "state_net.2": (h, h),
         "cand_net.0": (c, CAND_DIM), "cand_net.2": (c, c),
         "score_net.0": (c, h + c), "score_net.2": (1, c),
         "value_net.0": (c, h), "value_net.2": (1, c),
@@ -339,6 +356,24 @@ def expected_shapes(spec: PolicySpec) -> dict[str, tuple[int, ...]]:
         out[f"{name}.weight"] = (n_out, n_in)
         out[f"{name}.bias"] = (n_out,)
     return out
+
+
+def widen_state_dict(policy: CandidatePolicy, spec: PolicySpec) -> dict[str, torch.Tensor]:
+    """``policy``'s weights for a network of ``spec``, which may add the ``stock_clock`` inputs.
+
+    The new inputs get zero weights, so the widened network scores every turn exactly as
+    ``policy`` does until training changes them. Any other difference of architecture raises
+    :class:`CheckpointError`.
+    """
+    old = policy.spec
+    if dataclasses.replace(old, stock_clock=spec.stock_clock) != spec or (old.stock_clock and not spec.stock_clock):
+        raise CheckpointError(f"architecture {old.to_dict()} cannot initialise {spec.to_dict()}")
+    weights = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+    w = weights["state_net.0.weight"]
+    extra = state_dim(spec) - w.shape[1]
+    if extra:
+        weights["state_net.0.weight"] = torch.cat([w, w.new_zeros(w.shape[0], extra)], dim=1)
+    return weights
 
 
 def _check_shapes(spec: PolicySpec, shapes: dict[str, tuple[int, ...] | None], where: str) -> None:

@@ -1,6 +1,6 @@
 """Agents by name: ``make_agent("greedy")``, ``make_agent("ppo:runs/x/final.safetensors")``.
 
-Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``human``, ``ppo`` (the shipped
+Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``tempo``, ``human``, ``ppo`` (the shipped
 checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized search, :mod:`agents.search`).
 Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
 ``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout`` and
@@ -14,9 +14,9 @@ import re
 from machiavelli_env.rules import Rules
 
 from .base import Agent
-from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
+from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent, TempoAgent
 
-AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "human", "ppo", "search")
+AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "tempo", "human", "ppo", "search")
 _NAMED_OPTIONS = {"search": ("rollout", "opponents")}  # options whose value is a name, not an integer
 
 _SPEC = re.compile(r"^(?P<kind>[a-z_]+)(?:\[(?P<opts>[^\]]*)\])?(?::(?P<path>.+))?$")
@@ -78,6 +78,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -
             agent = PatientAgent(**opts)
         elif kind == "hoarder":
             agent = HoarderAgent(**opts)
+        elif kind == "tempo":
+            agent = TempoAgent(**opts)
         elif kind == "search":
             from .search import SearchAgent
 

@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from machiavelli_env.agents.arena import evaluate, finishing_ranks, play_game, replay_states, wilson_interval
 from machiavelli_env.agents.base import DRAW, turn_from_state
-from machiavelli_env.agents.heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent
+from machiavelli_env.agents.heuristic import (
+    GreedyAgent,
+    GreedyPointsAgent,
+    HoarderAgent,
+    PatientAgent,
+    RandomAgent,
+    TempoAgent,
+)
 from machiavelli_env.agents.human import HumanAgent, QuitGame
 from machiavelli_env.agents.registry import AgentSpecError, make_agent
 
@@ -97,6 +104,29 @@ def test_hoarder_plays_when_an_opponent_is_close_or_the_stock_is_empty():
         make_agent("hoarder[danger=-1]")
 
 
+def _five(stock: str, opened: bool = False, hand: str = "3H 4H 5H 6H 9C 10D JS QS KD 2C AD 7S 8C") -> game.State:
+    """Five players, player 0 to move with ``hand``, an empty table and ``stock`` (top first)."""
+    return game.new_state_from(Rules.load("classic_5p"), [hand, "KS KS", "QD QD", "2S 2S", "9H 9H"], "",
+                               stock=stock, opened=[False] + [opened] * 4)
+
+
+def test_tempo_lays_down_its_smallest_play_until_the_next_seat_draws_the_last_card():
+    # 3 cards left: if everybody drew, player 2 would draw the last one; laying down moves it to player 1
+    play = TempoAgent().act(turn_from_state(_five("2H 3D 4C")))
+    assert game.format_cards(game.from_counts(play)) == "4H 5H 6H"  # three cards, the most points
+    assert not TempoAgent().act(turn_from_state(_five("2H 3D"))).any()  # player 1 draws the last card: draw
+    assert not TempoAgent(last=2).act(turn_from_state(_five("2H 3D 4C"))).any()
+    assert not TempoAgent(last=0).act(turn_from_state(_five("2H 3D 4C"))).any()
+
+
+def test_tempo_draws_once_an_opponent_has_laid_down_and_holds_back_with_an_empty_stock():
+    assert not TempoAgent().act(turn_from_state(_five("2H 3D 4C", opened=True))).any()
+    assert not TempoAgent().act(turn_from_state(_five(""))).any()  # with an empty stock: pass, keep the cards
+    assert TempoAgent().act(turn_from_state(_five("", hand="3H 4H 5H 6H"))).sum() == 4  # goes out
+    with pytest.raises(ValueError, match="tempo needs last >= 0"):
+        make_agent("tempo[last=-1]")
+
+
 def test_random_agent_only_chooses_among_legal_plays_and_draw_and_is_seeded():
     s = _state("7S 7H 7D", "7C 8C 9C 10C KD")
     turn = turn_from_state(s, limit=64)
@@ -110,7 +140,7 @@ def test_random_agent_only_chooses_among_legal_plays_and_draw_and_is_seeded():
 
 def test_registry_builds_every_heuristic_and_names_bad_specs():
     for name in ("random", "greedy", "greedy_points", "patient", "patient[min_cards=4,danger=2]", "hoarder",
-                 "hoarder[danger=3]"):
+                 "hoarder[danger=3]", "tempo", "tempo[last=2]"):
         assert make_agent(name).name == name
     with pytest.raises(AgentSpecError, match="unknown agent 'grredy'"):
         make_agent("grredy")

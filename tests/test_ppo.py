@@ -25,6 +25,8 @@ from machiavelli_env.agents.ppo import (  # noqa: E402
     load_ppo_agent,
     save_checkpoint,
     shipped_checkpoint,
+    state_dim,
+    widen_state_dict,
 )
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
 
@@ -84,6 +86,46 @@ def test_lookahead_feature_is_the_playable_fraction_of_the_rest():
     k = names.index("9H")
     # after 9H, KH can still go onto 9H..QH; 4C cannot: half of the rest is playable
     assert cands[k + 1, 106 + 11] == pytest.approx(0.5)
+
+
+def test_stock_clock_marks_the_seat_that_draws_the_last_card():
+    spec = PolicySpec(limit=8, hidden=8, cand_hidden=8, stock_clock=True)
+    rules = Rules.load("classic_5p")
+    state = game.new_game(rules, 3)
+    for _ in range(12):  # everybody draws: the seat marked stays the same player
+        turn = turn_from_state(state, limit=8)
+        feats, _, _, _ = encode_turn(turn, spec)
+        clock = feats[STATE_DIM:]
+        assert feats.shape == (state_dim(spec),) == (STATE_DIM + 6,)
+        assert clock.sum() == 1 and clock[(turn.stock_size - 1) % 5] == 1
+        assert (state.current + int(clock.argmax())) % 5 == (state.current + turn.stock_size - 1) % 5
+        state = game.step(state, np.zeros(53, dtype=np.int64))
+    empty = game.new_state_from(rules, ["9H KH 4C", "2D 7C KC", "2S", "3S", "4S"], "10H JH QH", stock="")
+    feats, _, _, _ = encode_turn(turn_from_state(empty, limit=8), spec)
+    assert empty.stock.size == 0 and not feats[STATE_DIM:].any()
+    assert not encode_turn(turn_from_state(state, limit=8), SPEC)[0][STATE_DIM:].size
+
+
+def test_a_widened_policy_scores_like_the_policy_it_starts_from():
+    policy = _policy(2)
+    wide_spec = PolicySpec(limit=8, hidden=32, cand_hidden=16, stock_clock=True)
+    wide = CandidatePolicy(wide_spec)
+    wide.load_state_dict(widen_state_dict(policy, wide_spec))
+    state = game.new_game(Rules.load("classic_5p"), 4)
+    for _ in range(6):
+        turn = turn_from_state(state, limit=8)
+        s0, c0, m0, _ = encode_turn(turn, SPEC)
+        s1, c1, m1, _ = encode_turn(turn, wide_spec)
+        assert s1[STATE_DIM:].any()
+        with torch.no_grad():
+            a = policy(torch.from_numpy(s0)[None], torch.from_numpy(c0)[None], torch.from_numpy(m0)[None])
+            b = wide(torch.from_numpy(s1)[None], torch.from_numpy(c1)[None], torch.from_numpy(m1)[None])
+        assert torch.allclose(a[0], b[0]) and torch.allclose(a[1], b[1])
+        state = game.step(state, np.zeros(53, dtype=np.int64))
+    with pytest.raises(CheckpointError, match="cannot initialise"):
+        widen_state_dict(policy, PolicySpec(limit=8, hidden=64, cand_hidden=16, stock_clock=True))
+    with pytest.raises(CheckpointError, match="cannot initialise"):
+        widen_state_dict(wide, SPEC)
 
 
 def test_policy_masks_illegal_candidates_and_agent_plays_legal_moves():
@@ -165,7 +207,7 @@ def test_policy_spec_rejects_bad_values():
         PolicySpec.from_dict({"width": 3})
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_shipped_checkpoint_loads_within_size_and_plays(players):
     path = shipped_checkpoint(players)
     assert path.name == f"ppo_classic_{players}p.safetensors"
@@ -174,6 +216,25 @@ def test_shipped_checkpoint_loads_within_size_and_plays(players):
     agent = make_agent("ppo", rules, seed=0)
     res = play_game(rules, [agent] + [RandomAgent(i) for i in range(1, players)], seed=11)
     assert res.result in ("win", "blocked", "draw")
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_shipped_five_and_six_player_checkpoints_lay_down_to_move_the_last_draw(players):
+    rules = Rules.load(f"classic_{players}p")
+    agent, tempo = make_agent("ppo", rules), make_agent("tempo", rules)
+    laid, offered = 0, 0
+    for seed in range(4):
+        state = game.new_game(rules, seed)
+        for _ in range(2 * players):  # the first two rounds of a table where everybody draws
+            turn = turn_from_state(state)
+            move = agent.act(turn)
+            if (turn.stock_size - 1) % players == 1:  # the next player would draw the last card
+                assert not move.any()
+            elif tempo.act(turn).any():
+                offered += 1
+                laid += bool(move.any())
+            state = game.step(state, np.zeros(53, dtype=np.int64))
+    assert offered >= 12 and laid >= 0.75 * offered
 
 
 def test_shipped_two_player_checkpoint_beats_random_in_a_short_series():

@@ -13,7 +13,14 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("yaml")
 pytest.importorskip("tensorboard")
 
-from machiavelli_env.agents.ppo import CAND_DIM, STATE_DIM, PolicySpec, load_checkpoint, shipped_checkpoint  # noqa: E402
+from machiavelli_env.agents.ppo import (  # noqa: E402
+    CAND_DIM,
+    STATE_DIM,
+    CandidatePolicy,
+    PolicySpec,
+    load_checkpoint,
+    shipped_checkpoint,
+)
 from machiavelli_env.training import pool  # noqa: E402
 from machiavelli_env.training.cli import CONFIG_DIR, config_names  # noqa: E402
 from machiavelli_env.training.config import ConfigError, config_from_dict, load_config  # noqa: E402
@@ -42,7 +49,7 @@ TINY = {
     ["default", "stage1_2p_classic", "ppo_2p_classic", "ppo_2p_classic_from_default", "ppo_3p_classic",
      "ppo_3p_classic_placement",
      "ppo_4p_classic", "ppo_4p_classic_scratch", "ppo_4p_classic_mixed", "ppo_4p_classic_placement", "ppo_4p_jokers",
-     "ppo_6p_three_decks", "ppo_3p_hoard", "ppo_4p_hoard"],
+     "ppo_6p_three_decks", "ppo_3p_hoard", "ppo_4p_hoard", "ppo_5p_tempo", "ppo_6p_tempo"],
 )
 def test_shipped_training_configs_load(name):
     assert name in config_names()
@@ -57,12 +64,12 @@ def test_shipped_training_configs_load(name):
         assert rules.decks == 3
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_each_shipped_checkpoint_names_the_shipped_config_that_trained_it(players):
     info = load_checkpoint(shipped_checkpoint(players))[1]["info"]
     cfg = load_config(CONFIG_DIR / f"{info['config']}.yaml")
     assert (cfg.seed, cfg.updates, cfg.load_rules().players) == (info["seed"], info["updates"], players)
-    assert cfg.init == info.get("init")
+    assert cfg.init == info.get("init") and cfg.imitate.teacher == info.get("imitate")
 
 
 @pytest.mark.parametrize(
@@ -83,6 +90,14 @@ def test_each_shipped_checkpoint_names_the_shipped_config_that_trained_it(player
         ({"policy": {"limit": 0}}, "policy: policy limit"),
         ({"rules": "no_such_preset"}, "rules:"),
         ({"players": 9}, "rules:"),
+        ({"updates": 0}, "updates must be a positive integer"),
+        ({"imitate": {"teacher": "wizard"}}, "imitate.teacher: unknown agent 'wizard'"),
+        ({"imitate": {"teacher": "human"}}, "imitate.teacher must name an agent other than human"),
+        ({"imitate": {"teacher": "hoarder", "games": 0}}, "imitate.games must be a positive integer"),
+        ({"imitate": {"teacher": "hoarder", "lr": 0}}, "imitate.lr must be positive"),
+        ({"imitate": {"teacher": "hoarder", "opponents": {"ppo": 1}}}, "imitate.opponents: unknown bot 'ppo'"),
+        ({"imitate": {"teacher": "hoarder", "opponents": {"greedy": 0}}}, "must not all be zero"),
+        ({"imitate": {"tutor": "hoarder"}}, "imitate: unknown keys: tutor"),
     ],
 )
 def test_bad_configs_name_the_problem(patch, message):
@@ -302,6 +317,45 @@ def test_training_can_start_from_a_checkpoint_and_rejects_a_bad_one(tmp_path, ca
                                              "init": str(first["final"])})
     assert cli_main(["train", "--config", str(other), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
     assert "architecture" in capsys.readouterr().err
+
+
+def test_behaviour_cloning_learns_the_teachers_moves_and_the_data_do_not_depend_on_workers():
+    from machiavelli_env.training.imitate import clone, collect_demonstrations
+
+    rules = Rules.load("classic", players=3)
+    spec = PolicySpec(limit=8, hidden=16, cand_hidden=8)
+    demos, info = collect_demonstrations(rules, spec, "patient", {"greedy": 1, "hoarder": 1}, games=6, seed=4)
+    again, _ = collect_demonstrations(rules, spec, "patient", {"greedy": 1, "hoarder": 1}, games=6, seed=4, workers=2)
+    assert all(np.array_equal(demos[k], again[k]) for k in demos)
+    assert info["samples"] == len(demos["actions"]) > 20 and info["plays"] == int((demos["actions"] > 0).sum()) > 0
+    assert demos["masks"][np.arange(info["samples"]), demos["actions"]].all()  # every move is an allowed candidate
+    torch.manual_seed(0)
+    model = CandidatePolicy(spec)
+    history = clone(model, demos, epochs=30, lr=3e-3, batch=32, vf_coef=0.5, seed=0, log=lambda *_: None)
+    assert history[-1]["loss"] < 0.5 * history[0]["loss"]
+    assert history[-1]["accuracy"] > max(0.9, history[0]["accuracy"])
+
+
+def test_a_run_with_a_teacher_and_no_updates_keeps_the_clone_and_reports_it(tmp_path):
+    cfg = config_from_dict({**TINY, "updates": 0, "imitate": {"teacher": "hoarder", "games": 3, "epochs": 2}})
+    summary = train(cfg, tmp_path / "run", progress_bar=False, log=lambda *_: None)
+    report = json.loads((tmp_path / "run" / "imitate.json").read_text())
+    assert report["teacher"] == "hoarder" and report["games"] == 3 and len(report["epochs"]) == 2
+    assert summary["updates"] == 0 and summary["final_eval"][0]["games"] == 2
+    assert load_checkpoint(summary["final"])[1]["info"]["imitate"] == "hoarder"
+
+
+def test_a_checkpoint_without_the_stock_clock_initialises_a_policy_with_it(tmp_path):
+    first = train(config_from_dict({**TINY, "updates": 1}), tmp_path / "a", progress_bar=False, log=lambda *_: None)
+    clock = {**TINY, "updates": 1, "init": str(first["final"]), "ppo": {"lr": 1e-12, "minibatches": 2, "epochs": 1},
+             "policy": {**TINY["policy"], "stock_clock": True}}
+    second = train(config_from_dict(clock), tmp_path / "b", progress_bar=False, log=lambda *_: None)
+    start, _ = load_checkpoint(first["final"])
+    after, meta = load_checkpoint(second["final"])
+    assert meta["policy"]["stock_clock"] is True
+    w0, w1 = start.state_dict()["state_net.0.weight"], after.state_dict()["state_net.0.weight"]
+    assert w1.shape[1] == w0.shape[1] + 6 and torch.allclose(w1[:, :w0.shape[1]], w0, atol=1e-6)
+    assert float(w1[:, w0.shape[1]:].abs().max()) < 1e-6
 
 
 def test_a_retired_snapshot_keeps_playing_its_unfinished_game_but_is_not_seated_again():

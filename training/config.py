@@ -12,6 +12,7 @@ values raise :class:`ConfigError` naming them. Example (``configs/train/ppo_2p_c
     ppo: {lr: 3.0e-4, gamma: 0.995, gae_lambda: 0.95, clip: 0.2, epochs: 4, minibatches: 4}
     pool: {heuristics: {random: 1, greedy: 1}, self_play: [0.0, 0.5], latest: 0.5}
     eval: {every: 20, games: 100, opponents: [random, greedy]}
+    imitate: {teacher: null}  # behaviour cloning of an agent before the PPO updates (training.imitate)
 """
 
 from __future__ import annotations
@@ -99,6 +100,20 @@ class EvalConfig:
 
 
 @dataclass
+class ImitateConfig:
+    """Behaviour cloning of ``teacher`` before the PPO updates (see :mod:`training.imitate`; off without a
+    teacher). ``opponents``: bot weights, one kind drawn per game for every other seat (default:
+    ``pool.heuristics``)."""
+
+    teacher: str | None = None
+    games: int = 1000
+    opponents: dict[str, float] = field(default_factory=dict)
+    epochs: int = 8
+    lr: float = 1.0e-3
+    batch: int = 256
+
+
+@dataclass
 class TrainConfig:
     """A whole training run (see the module docstring)."""
 
@@ -114,6 +129,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    imitate: ImitateConfig = field(default_factory=ImitateConfig)
 
     # ------------------------------------------------------------------ derived
     def load_rules(self) -> Rules:
@@ -143,7 +159,10 @@ class TrainConfig:
         """Check every value; returns ``self``; raises :class:`ConfigError`."""
         self.load_rules()
         self.policy_spec()
-        _positive(self, ("updates", "save_every"), "")
+        _positive(self, ("save_every",), "")
+        if self.updates != 0 or self.imitate.teacher is None:  # updates: 0 keeps a behaviour-cloned policy
+            _positive(self, ("updates",), "")
+        self._validate_imitate()
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         _positive(self.rollout, ("workers", "games", "steps"), "rollout.")
@@ -203,6 +222,32 @@ class TrainConfig:
         return self
 
 
+    def _validate_imitate(self) -> None:
+        im = self.imitate
+        if im.teacher is None:
+            return
+        from machiavelli_env.agents.registry import AgentSpecError, make_agent
+
+        if not isinstance(im.teacher, str) or im.teacher.split("[")[0].split(":")[0] == "human":
+            raise ConfigError(f"imitate.teacher must name an agent other than human, got {im.teacher!r}")
+        try:
+            make_agent(im.teacher, self.load_rules())
+        except (AgentSpecError, ValueError) as exc:
+            raise ConfigError(f"imitate.teacher: {exc}") from None
+        _positive(im, ("games", "epochs", "batch"), "imitate.")
+        if not isinstance(im.lr, (int, float)) or isinstance(im.lr, bool) or not im.lr > 0:
+            raise ConfigError(f"imitate.lr must be positive, got {im.lr!r}")
+        if not isinstance(im.opponents, dict):
+            raise ConfigError(f"imitate.opponents must map bot names to weights, got {im.opponents!r}")
+        for name, w in im.opponents.items():
+            if name not in HEURISTICS:
+                raise ConfigError(f"imitate.opponents: unknown bot {name!r} (known: {', '.join(HEURISTICS)})")
+            if not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0:
+                raise ConfigError(f"imitate.opponents.{name}: weight must be a non-negative number, got {w!r}")
+        if im.opponents and sum(im.opponents.values()) <= 0:
+            raise ConfigError("imitate.opponents: the weights must not all be zero")
+
+
 def _positive(obj: Any, names: tuple[str, ...], prefix: str) -> None:
     for name in names:
         v = getattr(obj, name)
@@ -210,7 +255,8 @@ def _positive(obj: Any, names: tuple[str, ...], prefix: str) -> None:
             raise ConfigError(f"{prefix}{name} must be a positive integer, got {v!r}")
 
 
-_SECTIONS = {"rollout": RolloutConfig, "ppo": PPOConfig, "pool": PoolConfig, "eval": EvalConfig}
+_SECTIONS = {"rollout": RolloutConfig, "ppo": PPOConfig, "pool": PoolConfig, "eval": EvalConfig,
+             "imitate": ImitateConfig}
 
 
 def _build(cls: type, data: dict[str, Any], where: str) -> Any:

@@ -14,6 +14,7 @@ Run it as ``machiavelli train --config configs/train/ppo_2p_classic.yaml [--out 
    ``save_every`` updates, and every ``eval.every`` updates an evaluation against each of
    ``eval.opponents`` (seat-rotated games, 95% Wilson intervals, ``OUT/eval.jsonl``).
 
+With ``imitate.teacher`` set, the policy first clones that agent's moves (:mod:`training.imitate`).
 At the end: ``OUT/final.safetensors`` (+ ``final.json``, loadable as ``ppo:OUT/final.safetensors``),
 a final evaluation, ``OUT/learning_curve.png`` and ``OUT/summary.json``.
 """
@@ -30,7 +31,13 @@ from typing import Any
 import numpy as np
 import torch
 from machiavelli_env.agents.arena import wilson_interval
-from machiavelli_env.agents.ppo import CandidatePolicy, CheckpointError, load_checkpoint, save_checkpoint
+from machiavelli_env.agents.ppo import (
+    CandidatePolicy,
+    CheckpointError,
+    load_checkpoint,
+    save_checkpoint,
+    widen_state_dict,
+)
 from torch import nn
 
 from .config import TrainConfig, load_config
@@ -102,11 +109,12 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
     init_weights = None
     if cfg.init and not resume:  # checked before anything is written; a resumed run has its own weights
         init_policy, _ = load_checkpoint(cfg.init)
-        if init_policy.spec != spec:
+        try:  # the same architecture, or the same with the stock-clock inputs added (at zero weight)
+            init_weights = widen_state_dict(init_policy, spec)
+        except CheckpointError:
             raise CheckpointError(
                 f"{cfg.init}: architecture {init_policy.spec.to_dict()} differs from the config's {spec.to_dict()}"
-            )
-        init_weights = init_policy.state_dict()
+            ) from None
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     torch.manual_seed(cfg.seed)
@@ -114,12 +122,17 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
     (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
     meta = {"format": "machiavelli-ppo", "version": 1, "policy": spec.to_dict(),
             "info": {"rules": rules.to_dict(), "players": players, "config": cfg.name, "seed": cfg.seed,
-                     "init": cfg.init}}
+                     "init": cfg.init, "imitate": cfg.imitate.teacher}}
 
     # ------------------------------------------------------------------ model, optimizer, resume state
     model = CandidatePolicy(spec)
     if init_weights is not None:
         model.load_state_dict(init_weights)
+    if cfg.imitate.teacher is not None and not resume:  # behaviour cloning first (training.imitate)
+        from .imitate import imitate
+
+        report = imitate(model, rules, cfg, log=log)
+        (out / "imitate.json").write_text(json.dumps(report, indent=2) + "\n")
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
     snapshots: dict[int, dict[str, torch.Tensor]] = {}
     state = {"update": 0, "learner_steps": 0, "games": 0, "elapsed_s": 0.0, "next_snapshot": 0}

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from machiavelli_env.agents.arena import evaluate, finishing_ranks, penalty_points
 from machiavelli_env.agents.base import DRAW, Agent, turn_from_state
-from machiavelli_env.agents.ppo import CAND_DIM, STATE_DIM, CandidatePolicy, PolicySpec, PPOAgent, encode_turn
+from machiavelli_env.agents.ppo import CAND_DIM, CandidatePolicy, PolicySpec, PPOAgent, encode_turn, state_dim
 from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game
@@ -192,7 +192,7 @@ class RolloutWorker:
         self.p_policy = float(p_policy)
         g = len(self.slots)
         out = {
-            "states": np.zeros((steps, g, STATE_DIM), dtype=np.float32),
+            "states": np.zeros((steps, g, state_dim(self.spec)), dtype=np.float32),
             "cands": np.zeros((steps, g, self.spec.limit + 1, CAND_DIM), dtype=np.float32),
             "masks": np.zeros((steps, g, self.spec.limit + 1), dtype=bool),
             "actions": np.zeros((steps, g), dtype=np.int64),
