@@ -33,7 +33,10 @@ from machiavelli_env.cards import to_counts  # noqa: E402
 from machiavelli_env.oracle import best_play, best_plays_by_card, opening_play, repack  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
 
-CASES = ROOT.parent / "shared" / "oracle_cases" / "cases.jsonl"
+# the shared cases beside the checkout, else the copy the tests carry (a clone on its own)
+CASES = next((p for p in (ROOT.parent / "shared" / "oracle_cases" / "cases.jsonl",
+                          ROOT / "tests" / "data" / "oracle_cases" / "cases.jsonl") if p.exists()),
+             ROOT / "tests" / "data" / "oracle_cases" / "cases.jsonl")
 PRESETS = ("classic", "ace_wrap", "classic_jokers", "jokers2", "spanish_comodines", "opening_points36")
 
 
