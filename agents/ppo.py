@@ -44,10 +44,9 @@ Training checkpoints (``checkpoint.pt``, written by ``training.ppo``) load with
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -366,7 +365,7 @@ def widen_state_dict(policy: CandidatePolicy, spec: PolicySpec) -> dict[str, tor
     :class:`CheckpointError`.
     """
     old = policy.spec
-    if dataclasses.replace(old, stock_clock=spec.stock_clock) != spec or (old.stock_clock and not spec.stock_clock):
+    if replace(old, stock_clock=spec.stock_clock) != spec or (old.stock_clock and not spec.stock_clock):
         raise CheckpointError(f"architecture {old.to_dict()} cannot initialise {spec.to_dict()}")
     weights = {k: v.detach().clone() for k, v in policy.state_dict().items()}
     w = weights["state_net.0.weight"]
