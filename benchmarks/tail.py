@@ -15,8 +15,9 @@ Two parts, one process, one core:
   is the agent's decision (``turn_from_state`` and ``act``, with every oracle query it makes) plus
   the engine's ``game.step``, in CPU time of this process (``time.process_time_ns``), so that other
   processes on a shared machine do not enter it; ``--wall`` times wall-clock instead. Per
-  configuration: moves, p50 / p99 / p99.9 / max per move, and moves per second (moves over the
-  summed move times).
+  configuration: moves, p50 / p99 / p99.9 / max per move, moves per second (moves over the
+  summed move times), and the oracle's search work per move, mean and max (``dp.work()``:
+  forward entries plus depth-first and probe expansions; a count, the same on any machine).
 * **Greedy self-play** of the joker presets against classic, interleaved game by game (the same
   seeds, one game of each in turn), so that a swing in the machine's speed reaches both sides: each
   preset's moves per second and its ratio to classic's.
@@ -56,6 +57,7 @@ from machiavelli_env.agents.base import turn_from_state  # noqa: E402
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
 
 from machiavelli_env import __version__, game  # noqa: E402
+from machiavelli_env.oracle import dp  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
 
 PRESET_DIR = ROOT / "configs" / "rules"
@@ -104,10 +106,12 @@ class Times:
     """Move times (ns) of one configuration, and its slowest positions."""
 
     ns: list[int] = field(default_factory=list)
+    work: list[int] = field(default_factory=list)  # the oracle's search work of each move (dp.work)
     slow: list[tuple[int, str, str]] = field(default_factory=list)  # (ns, agent, state JSON)
 
-    def add(self, ns: int, agent: str, state: game.State, keep: int) -> None:
+    def add(self, ns: int, work: int, agent: str, state: game.State, keep: int) -> None:
         self.ns.append(ns)
+        self.work.append(work)
         if keep and (len(self.slow) < keep or ns > self.slow[-1][0]):
             self.slow.append((ns, agent, game.state_to_json(state)))
             self.slow.sort(key=lambda t: -t[0])
@@ -124,6 +128,8 @@ class Times:
             "p999_ms": float(np.percentile(a, 99.9)),
             "max_ms": float(a.max()),
             "moves_per_s": float(a.size / (a.sum() / 1e3)),
+            "work_per_move": float(np.mean(self.work)),
+            "max_work": int(max(self.work)),
         }
 
 
@@ -135,14 +141,15 @@ def play_timed(rules: Rules, agents: list[Any], names: list[str], seed: int, tim
     for i, agent in enumerate(agents):
         agent.reset(seed * 31 + i)
     state = game.new_game(rules, seed)
-    clock = CLOCK
+    clock, work = CLOCK, dp.work
     while not state.done:
         p = state.current
+        w0 = work()
         t0 = clock()
         action = np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64)
         after = game.step(state, action)
         t1 = clock()
-        times.add(t1 - t0, names[p], state, keep)
+        times.add(t1 - t0, work() - w0, names[p], state, keep)
         state = after
 
 
@@ -251,8 +258,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{'wall-clock' if args.wall else 'process CPU'} time")
     rows, slow = [], []
     t_start = time.perf_counter()
-    print("| config | players | games | moves | p50 ms | p99 ms | p99.9 ms | max ms | moves/s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| config | players | games | moves | p50 ms | p99 ms | p99.9 ms | max ms | moves/s | work/move | max work |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in names:
         if games == 0:
             break
@@ -265,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         slow += [{"config": n, "ms": ns / 1e6, "agent": a, "state": s} for ns, a, s in times.slow]
         print(f"| {n} | {row['players']} | {games} | {row['moves']} | {row['p50_ms']:.3f} | {row['p99_ms']:.2f} | "
-              f"{row['p999_ms']:.2f} | {row['max_ms']:.1f} | {row['moves_per_s']:,.0f} |", flush=True)
+              f"{row['p999_ms']:.2f} | {row['max_ms']:.1f} | {row['moves_per_s']:,.0f} | "
+              f"{row['work_per_move']:,.0f} | {row['max_work']:,} |", flush=True)
     greedy: dict[str, dict[str, float]] = {}
     if greedy_games:
         greedy = greedy_interleaved(greedy_games, args.seed)

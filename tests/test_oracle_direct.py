@@ -162,3 +162,20 @@ def test_repack_returns_the_arrangement_of_a_mirrored_retry(monkeypatch: pytest.
     melds = repack(table, play, rules)
     assert melds is not None
     assert sorted(c for m in melds for c in m) == sorted(np.repeat(np.arange(NUM_TYPES), table + play).tolist())
+
+
+def test_work_is_a_count_that_repeats_exactly_for_the_same_queries() -> None:
+    """``dp.work()`` counts search steps, not time: the same queries add the same work, a crowded
+    joker position adds some, and ``stats()`` reports the same total."""
+    r = Rules.load("classic", jokers=2)
+    table = to_counts("AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH 5S 5D 5C JK 7S 8S 9S 3C 3D 3S JK 10D JD QD")
+    hand = to_counts("KD 4C 4D 9H 2S 2C JS QS")
+    added = []
+    for _ in range(3):
+        dp._dp.clear_caches()
+        before = dp.work()
+        answers = [best_play(table, hand, r, objective).counts.tobytes() for objective in ("cards", "points")]
+        added.append((dp.work() - before, answers))
+    assert added[0][0] > 0
+    assert added[0] == added[1] == added[2]
+    assert dp.stats()["work"] == dp.work()

@@ -271,5 +271,13 @@ def solve_bounds(
 def stats() -> dict[str, int]:
     """Sizes of the last search (``last_states`` forward entries, ``last_nodes`` depth-first nodes,
     ``last_method`` 1 forward / 2 depth-first / 3 whole-hand probe, ``last_mirrored`` 1 when the
-    mirrored sweep answered) and of the transition cache."""
-    return dict(_dp.stats())
+    mirrored sweep answered), of the transition cache, and ``work`` (see :func:`work`)."""
+    return {**_dp.stats(), "work": _dp.work()}
+
+
+def work() -> int:
+    """The exact search's work since the module loaded: forward-pass entries plus depth-first and
+    probe expansions, over every query. A count, not a time: the same queries add the same work on
+    any machine, so it compares the oracle's effort across machines and runs (the integer
+    programme's fallback is not counted)."""
+    return _dp.work()

@@ -492,6 +492,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
     }
     if (me[idx].exact || me[idx].ub < need || me[idx].ub <= NEG) return me[idx].ub;
     if (dfs_limit && ++dfs_expansions > dfs_limit) { dfs_err = -5; return NEG; }
+    g_work++;
     /* children, each with a bound on what it can reach, best bound first */
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);

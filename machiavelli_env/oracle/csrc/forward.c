@@ -17,6 +17,9 @@ static HSlot *ht = NULL;
 static size_t hcap = 0, hact = 0;
 static uint32_t curstamp = 0;
 static long last_states = 0, last_pruned = 0, last_nodes = 0;
+/* every search's work since the module loaded: forward entries, depth-first and probe expansions (a
+ * count, never a time, so a caller's budget in it replays identically on any machine; work()) */
+static unsigned long long g_work = 0;
 static int last_method = 0; /* 1 forward, 2 depth-first */
 static int g_prune = 1;
 /* search schedule: a forward pass of at most g_budget entries; else a depth-first probe of at most
@@ -302,11 +305,12 @@ static int run_forward(Query *q, long budget, int edges) {
         anyS = nanyS;
         int boundary = s == 4 || (s == 3 && (q->P[p].flags & F_NOGROUP));
         if (boundary && g_prune && !edges && en_n - b >= 24) last_pruned += prune_dominated(b, en_n);
-        if (budget && (long)(en_n + ed_n) > budget) return 1;
+        if (budget && (long)(en_n + ed_n) > budget) { g_work += en_n; return 1; }
     }
     ed_layer[q->nst] = ed_n;
     layer_start[q->nst + 1] = en_n;
     last_states += (long)en_n;
+    g_work += en_n;
     return 0;
 }
 

@@ -31,6 +31,10 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
+static PyObject *py_work(PyObject *self, PyObject *args) {
+    return PyLong_FromUnsignedLongLong(g_work);
+}
+
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
                             "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", NULL};
@@ -113,6 +117,9 @@ static PyMethodDef methods[] = {
      "Sizes of the last search and of the caches (last_method: 1 forward, 2 depth-first, 3 whole-hand probe, "
      "4 repack probe; "
      "last_probe: its expansions)."},
+    {"work", py_work, METH_NOARGS,
+     "work() -> the searches' work since the module loaded (forward entries, depth-first and probe expansions): "
+     "a count for budgets that must not depend on timing"},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
     {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
      "set_params(prune, budget, force, memo_limit, tie, probe, budget2) -> current settings. Testing and "

@@ -28,6 +28,7 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
         if (memo_find(st, k0, k1, &slot) >= 0) return 0;
     }
     if (++probe_exp > probe_limit) return -5;
+    g_work++;
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
     if (r < 0) { succ_n = base; return r; }
