@@ -372,10 +372,40 @@ def _legal_plays(
         types = [int(c) for c in np.flatnonzero(avail)]
         res = _query(base, base + avail, ones, rules, kw)
         top = None if res is None else res.counts
+    # the guaranteed entries (hand cards only): max cards, max points (asked for only when the list
+    # might be long enough to need it), one per playable card
+    guaranteed: list[np.ndarray] = [] if root is None else [root, *(by_card[c] for c in playable)]
+    g_keys = {y.tobytes() for y in guaranteed}
+    points_play: list[np.ndarray] = []  # filled by ask_points
+    asked = root is None
+
+    def ask_points() -> None:
+        nonlocal asked, extra
+        asked = True
+        hand_only = base + avail if hp is None else base + h
+        res = _query(base, hand_only, info.points, rules, kw)
+        if res is not None and res.counts.any():
+            points_play.append(res.counts)
+            k = res.counts.tobytes()
+            if k not in g_keys:
+                g_keys.add(k)
+                extra -= k in seen
+
+    def enough() -> bool:
+        # at least `limit` distinct legal plays are known: the guaranteed ones (the points play
+        # included) and the plays found so far. The answer is then the first `limit` of the
+        # guaranteed entries followed by the enumeration's plays in its order, which the plays
+        # still to be found cannot change
+        if not asked and len(g_keys) + extra >= limit - 1:
+            ask_points()
+        return asked and len(g_keys) + extra >= limit
+
     found: list[np.ndarray] = []
     seen: set[bytes] = set()
+    extra = 0  # plays found that are not guaranteed entries
 
     def emit(x: np.ndarray) -> None:
+        nonlocal extra
         k = x.tobytes()
         if k in seen:
             return
@@ -387,6 +417,7 @@ def _legal_plays(
                 return
         seen.add(k)
         found.append(x.copy())
+        extra += k not in g_keys
 
     x = _ZERO.copy()
     rest = np.zeros(NUM_TYPES, dtype=np.int64)
@@ -410,7 +441,7 @@ def _legal_plays(
         if i == n_types:
             if x.any():
                 emit(x)
-            return len(found) > limit
+            return enough()
         c = types[i]
         rest[c] = 0
         stop = False
@@ -430,21 +461,15 @@ def _legal_plays(
         rest[c] = avail[c]
         return stop
 
-    if types and top is not None:
-        dfs(0, top)
+    # more than `limit` plays may be known before the enumeration starts (the guaranteed entries)
+    stopped = enough()
+    if not stopped and types and top is not None:
+        stopped = dfs(0, top)
 
-    if len(found) <= limit:
-        plays = found
+    if not stopped:
+        plays = found  # every legal play (at most `limit`)
     else:
-        # the guaranteed entries (hand cards only): max cards, max points, one per playable card
-        guaranteed: list[np.ndarray] = []
-        if root is not None:
-            guaranteed.append(root)
-            hand_only = base + avail if hp is None else base + h
-            res = _query(base, hand_only, info.points, rules, kw)
-            if res is not None and res.counts.any():
-                guaranteed.append(res.counts)
-            guaranteed.extend(by_card[c] for c in playable)
+        guaranteed[1:1] = points_play
         plays, keys = [], set()
         for y in guaranteed + found:
             k = y.tobytes()

@@ -161,3 +161,69 @@ def test_returned_plays_are_fresh_arrays():
     first = legal.legal_plays(table, hand, r)
     first[0][:] = 0
     assert all(x.any() for x in legal.legal_plays(table, hand, r))  # the cache was not changed
+
+
+def _rich_positions(kw, n, seed):
+    """Tables from short greedy games and hands with many legal plays: up to 7 unseen cards that
+    each fit the table alone, and 2 other unseen cards."""
+    r = Rules.load("classic", **kw)
+    rng = np.random.default_rng(seed)
+    out, g = [], 0
+    while len(out) < n:
+        s = game.new_game(r, seed * 1000 + g)
+        g += 1
+        for _ in range(int(rng.integers(6, 30))):
+            if s.done:
+                break
+            s = game.step(s, game.best_play(s))
+        if s.done or not s.table.any():
+            continue
+        unseen = np.array([r.copies(c) for c in range(NUM_TYPES)], dtype=np.int64) - s.table
+        types = rng.permutation(np.flatnonzero(unseen > 0))
+        one = np.eye(NUM_TYPES, dtype=np.int64)
+        fits = [int(c) for c in types if oracle.best_play_containing(s.table, one[c], int(c), r)]
+        others = [int(c) for c in types if int(c) not in fits]
+        hand = np.zeros(NUM_TYPES, dtype=np.int64)
+        for c in fits[:7] + others[:2]:
+            hand[c] += 1
+        if len(fits) >= 4:
+            out.append((s.table.copy(), hand, r))
+    return out
+
+
+def _documented_subset(table, hand, r, limit):
+    """The subset rule of ``legal_plays`` rebuilt from every legal play (brute force, opened, no
+    help): the guaranteed entries (the oracle's max-cards, max-points and per-card plays), then the
+    legal plays in the enumeration's order (playable types in card order, larger counts first),
+    the first ``limit`` distinct ones, sorted most cards first, then most points, then counts."""
+    every = [np.frombuffer(b, dtype=np.int64) for b in _brute(table, hand, r)]
+    pts = np.array([r.card_points(c) for c in range(NUM_TYPES)])
+    if len(every) <= limit:
+        return sorted((x.tobytes() for x in every), key=lambda b: legal._order_key(np.frombuffer(b, np.int64), pts))
+    by_card = oracle.best_plays_by_card(table, hand, r, "cards")
+    playable = sorted(by_card)
+    root = max((by_card[c].counts for c in playable), key=lambda x: int(x.sum()))
+    guaranteed = [root, oracle.best_play(table, hand, r, "points").counts, *(by_card[c].counts for c in playable)]
+    enumeration = sorted(every, key=lambda x: [-int(x[c]) for c in playable])
+    out: list[bytes] = []
+    for x in guaranteed + enumeration:
+        if x.any() and x.tobytes() not in out and len(out) < limit:
+            out.append(x.tobytes())
+    return sorted(out, key=lambda b: legal._order_key(np.frombuffer(b, np.int64), pts))
+
+
+@pytest.mark.parametrize("kw", [{}, {"jokers": 2}, {"jokers": 4, "max_jokers_per_meld": 2}, {"ace": "wrap"}],
+                         ids=["classic", "jokers=2", "jokers=4,mjpm=2", "ace=wrap"])
+def test_limit_subset_is_the_documented_one_for_every_limit(kw):
+    # the enumeration stops as soon as the first `limit` plays are settled; whatever the limit,
+    # the list is the documented subset of every legal play
+    checked = 0
+    for table, hand, r in _rich_positions(kw, 4, seed=7):
+        total = len(_brute(table, hand, r))
+        assert total >= 8
+        for limit in sorted({1, 2, 3, 5, 8, 13, max(1, total - 1), max(1, total), total + 1}):
+            legal.clear_caches()
+            got = [x.tobytes() for x in legal.legal_plays(table, hand, r, limit=limit)]
+            assert got == _documented_subset(table, hand, r, limit), f"limit {limit}"
+            checked += 1
+    assert checked >= 10
