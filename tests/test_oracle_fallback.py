@@ -83,3 +83,15 @@ def test_repack_past_the_memo_limit_still_decides(tiny_memo) -> None:
     melds = repack(TABLE, to_counts("2D 2C"), RULES)
     assert melds is not None and _valid_arrangement(melds, TABLE + to_counts("2D 2C"))
     assert repack(TABLE, to_counts("2D 2C 7D"), RULES) is None
+
+
+def test_by_card_past_the_memo_limit_asks_the_ilp_once_per_card_outside_the_best_play(tiny_memo, count_ilp) -> None:
+    # the best play answers the cards it holds; each other hand card is one integer programme,
+    # asked at once (the search already ran out of memo on the position without that card fixed)
+    best = best_play(TABLE, HAND, RULES)
+    count_ilp.clear()
+    got = best_plays_by_card(TABLE, HAND, RULES)
+    outside = [c for c in np.flatnonzero(HAND) if best.counts[c] == 0]
+    assert len(count_ilp) == 1 + len(outside)
+    for c in np.flatnonzero(best.counts):
+        assert got[int(c)].value == best.value and got[int(c)].counts[c] >= 1

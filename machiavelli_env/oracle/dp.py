@@ -168,16 +168,24 @@ def raw_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules,
     53 int64 in a bytearray and ``melds`` encoded (:func:`decode_melds`), or an int error code (1:
     lo > hi, 2: more copies than the pack, 3: a negative count or weight). Retried on the mirrored
     position when the memo runs out, then answered by :func:`ilp_solve`."""
+    return _solve_noting_fallback(lo, hi, weights, rules, need_group, min_open)[0]
+
+
+def _solve_noting_fallback(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int
+) -> tuple[Any, bool]:
+    """:func:`raw_solve`'s answer, and whether it came from :func:`ilp_solve` (the search ran out
+    of memo in every direction it may take)."""
     ace, mjpm, decks, jokers = rules_params(rules)
     try:
-        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers)
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers), False
     except MemoryError:
         if min_open:
-            return ilp_solve(lo, hi, weights, rules, need_group, min_open)
+            return ilp_solve(lo, hi, weights, rules, need_group, min_open), True
     try:
-        return mirrored_solve(lo, hi, weights, rules, need_group)
+        return mirrored_solve(lo, hi, weights, rules, need_group), False
     except MemoryError:
-        return ilp_solve(lo, hi, weights, rules, need_group, 0)
+        return ilp_solve(lo, hi, weights, rules, need_group, 0), True
 
 
 def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool):
@@ -220,24 +228,45 @@ def raw_by_card(
 
 
 def by_card_each(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
-    """:func:`raw_by_card`'s answer from one :func:`raw_solve` per card type that may be added (that
-    card's lower bound raised by one), each with its own fallbacks; counts and values relative to
-    ``lo``. Used when the extension's own pass runs out of memo in both sweep directions."""
+    """:func:`raw_by_card`'s answer from exact searches per card type, counts and values relative
+    to ``lo``. Used when the extension's own pass runs out of memo in both sweep directions.
+
+    The best play overall answers every card it holds (it is optimal among the plays holding
+    them); each other card that may be added gets one :func:`raw_solve` (its lower bound raised by
+    one), or, when the search for the best play overall ran out of memo in every direction and the
+    integer programme answered it, one :func:`ilp_solve` straight away: the per-card questions are
+    that position with one more card fixed, and the search would fill its memo again first. The
+    choice depends on a count (memo entries), never on time."""
     lo, hi, w = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64), np.asarray(weights, dtype=np.int64)
-    if raw_solve(lo, hi, w, rules, need_group, min_open) is None:
+    best, by_ilp = _solve_noting_fallback(lo, hi, w, rules, need_group, min_open)
+    if best is None:
         return None
     out = {}
+    best_item = _item(best, None, w)
     for c in np.flatnonzero(hi > lo):
+        if best_item[1][c] > 0:
+            out[int(c)] = (best_item[0], best_item[1].copy(), [list(m) for m in best_item[2]])
+            continue
         lo_c = lo.copy()
         lo_c[c] += 1
-        res = raw_solve(lo_c, hi, w, rules, need_group, min_open)
+        if by_ilp:
+            res = ilp_solve(lo_c, hi, w, rules, need_group, min_open)
+        else:
+            res = raw_solve(lo_c, hi, w, rules, need_group, min_open)
         if res is not None:
-            raw = res[1]
-            counts = raw.copy() if isinstance(raw, np.ndarray) else np.frombuffer(raw, dtype=np.int64).copy()
-            counts[c] += 1
-            melds = decode_melds(res[2]) if isinstance(res[2], bytes) else res[2]
-            out[int(c)] = (int(w @ counts), counts, melds)
+            out[int(c)] = _item(res, int(c), w)
     return out
+
+
+def _item(res: Any, card: int | None, w: np.ndarray) -> tuple[int, np.ndarray, list[list[int]]]:
+    """``(value, counts, melds)`` of a solve answer relative to its own ``lo``; ``card``: one copy
+    that ``lo`` held is counted back into the play."""
+    raw = res[1]
+    counts = raw.copy() if isinstance(raw, np.ndarray) else np.frombuffer(raw, dtype=np.int64).copy()
+    if card is not None:
+        counts[card] += 1
+    melds = decode_melds(res[2]) if isinstance(res[2], bytes) else res[2]
+    return (int(w @ counts), counts, melds)
 
 
 def mirrored_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, melds: bool):
