@@ -24,9 +24,11 @@ Speed (every answer stays exact; the oracle decides every legality question):
   once (one forward/backward pass of its DP) for the playable card types and a play per card,
   then enumerates plays depth-first over those types only, each feasible answer serving as a
   witness that spares the queries it already settles;
-* small caches (cleared when full) hold recent :func:`legal_plays` answers and which plays are
-  known to be legal on which table, so that the engine's :func:`check_play` after a
-  :func:`best_play` / :func:`legal_plays` answer needs no second oracle call.
+* small caches (cleared when full) hold recent :func:`legal_plays` answers, the answers to its
+  branch questions (the same box comes back with another ``limit``, or after a draw that changed
+  the hand only in card types the branch fixes), and which plays are known to be legal on which
+  table, so that the engine's :func:`check_play` after a :func:`best_play` / :func:`legal_plays`
+  answer needs no second oracle call.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ _ZERO = np.zeros(NUM_TYPES, dtype=np.int64)
 _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
+_BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
 
 
 # ---------------------------------------------------------------------------------------------- per-rules facts
@@ -129,6 +132,7 @@ def clear_caches() -> None:
     """Drop the caches of this module (answers never depend on them)."""
     _KNOWN.clear()
     _PLAYS.clear()
+    _BRANCH.clear()
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -291,6 +295,23 @@ def has_play(table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, 
 
 # ---------------------------------------------------------------------------------------------- legal plays
 _PLAYS: dict[tuple, tuple[bytes, ...]] = {}
+# the enumeration's branch questions and their answers (a solution's counts over lo, or None), so
+# that a later call asking the same box (another limit on the same position, or the same branch of
+# a hand that changed elsewhere) does not ask the oracle again; the answers are the oracle's own
+_BRANCH: dict[tuple, bytes | None] = {}
+
+
+def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict) -> np.ndarray | None:
+    """``_query(lo, hi, no weights)``'s counts over ``lo`` (a fresh array), or None; cached."""
+    key = (info.key, bool(kw), kw.get("min_open_points", 0), lo.tobytes() + hi.tobytes())
+    if key in _BRANCH:
+        hit = _BRANCH[key]
+        return None if hit is None else np.frombuffer(hit, dtype=np.int64).copy()
+    res = _query(lo, hi, info.zeros, rules, kw)
+    if len(_BRANCH) >= _BRANCH_SIZE:
+        _BRANCH.clear()
+    _BRANCH[key] = None if res is None else res.counts.tobytes()
+    return None if res is None else res.counts.copy()
 
 
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:
@@ -432,8 +453,8 @@ def _legal_plays(
         # visiting every subset beneath it
         need = None if hp is None else np.maximum(x - h, 0)
         if need is None or not need.any():
-            res = _query(lo, hi, info.zeros, rules, kw)
-            return None if res is None else lo - base + res.counts
+            sol = _feasible_in(lo, hi, rules, info, kw)
+            return None if sol is None else lo - base + sol
         sol = _help_cover(lo, hi, need, rules, failed)
         return None if sol is None else sol[0] - base
 

@@ -227,3 +227,34 @@ def test_limit_subset_is_the_documented_one_for_every_limit(kw):
             assert got == _documented_subset(table, hand, r, limit), f"limit {limit}"
             checked += 1
     assert checked >= 10
+
+
+def test_branch_answers_are_reused_across_calls_without_changing_any_list(monkeypatch):
+    # another limit on the same position, and the same position after a draw, ask many of the same
+    # branch questions; the cache answers them, and every list equals the one computed from scratch
+    asked = []
+    real = legal._query
+
+    def counted(lo, hi, w, rules, kw):
+        asked.append(1)
+        return real(lo, hi, w, rules, kw)
+
+    monkeypatch.setattr(legal, "_query", counted)
+    cases = []
+    for table, hand, r in _rich_positions({"jokers": 2}, 3, seed=11) + _rich_positions({}, 3, seed=12):
+        cases += [(table, hand, r, 8), (table, hand, r, 32)]
+        room = [int(c) for c in np.flatnonzero(hand) if table[c] + hand[c] < r.copies(int(c))]
+        if room:  # one more copy of the lowest card type the pack still has
+            drawn = hand.copy()
+            drawn[room[0]] += 1
+            cases.append((table, drawn, r, 32))
+    legal.clear_caches()
+    asked.clear()
+    warm = [[x.tobytes() for x in legal.legal_plays(t, h, r, limit=k)] for t, h, r, k in cases]
+    warm_questions = len(asked)
+    cold, asked[:] = [], []
+    for t, h, r, k in cases:
+        legal.clear_caches()
+        cold.append([x.tobytes() for x in legal.legal_plays(t, h, r, limit=k)])
+    assert warm == cold
+    assert warm_questions < len(asked)
