@@ -303,7 +303,7 @@ _BRANCH: dict[tuple, bytes | None] = {}
 
 def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict) -> np.ndarray | None:
     """``_query(lo, hi, no weights)``'s counts over ``lo`` (a fresh array), or None; cached."""
-    key = (info.key, bool(kw), kw.get("min_open_points", 0), lo.tobytes() + hi.tobytes())
+    key = (info.key, bool(kw), lo.tobytes() + hi.tobytes())  # kw follows from the rules and opening
     if key in _BRANCH:
         hit = _BRANCH[key]
         return None if hit is None else np.frombuffer(hit, dtype=np.int64).copy()

@@ -25,6 +25,19 @@ def _brute(table, hand, rules, opened=True, help=None):
     return out
 
 
+def _short_game(r, game_seed, rng, min_turns, play_share):
+    """The state after ``rng.integers(min_turns, 30)`` turns of a game where each turn plays the
+    oracle's best play with probability ``play_share`` (always at 1, without drawing from ``rng``)
+    and draws otherwise."""
+    s = game.new_game(r, game_seed)
+    for _ in range(int(rng.integers(min_turns, 30))):
+        if s.done:
+            break
+        play = play_share >= 1 or rng.random() < play_share
+        s = game.step(s, game.best_play(s) if play else np.zeros(NUM_TYPES, dtype=np.int64))
+    return s
+
+
 def _positions(kw, n, hand_cards=6, seed=0):
     """Tables from short random games, with a random small hand from the unseen cards."""
     r = Rules.load("classic", **kw)
@@ -32,12 +45,8 @@ def _positions(kw, n, hand_cards=6, seed=0):
     out = []
     g = 0
     while len(out) < n:
-        s = game.new_game(r, seed * 1000 + g)
+        s = _short_game(r, seed * 1000 + g, rng, 4, 0.6)
         g += 1
-        for _ in range(int(rng.integers(4, 30))):
-            if s.done:
-                break
-            s = game.step(s, game.best_play(s) if rng.random() < 0.6 else np.zeros(NUM_TYPES, dtype=np.int64))
         if s.done:
             continue
         p = s.current
@@ -170,12 +179,8 @@ def _rich_positions(kw, n, seed):
     rng = np.random.default_rng(seed)
     out, g = [], 0
     while len(out) < n:
-        s = game.new_game(r, seed * 1000 + g)
+        s = _short_game(r, seed * 1000 + g, rng, 6, 1.0)
         g += 1
-        for _ in range(int(rng.integers(6, 30))):
-            if s.done:
-                break
-            s = game.step(s, game.best_play(s))
         if s.done or not s.table.any():
             continue
         unseen = np.array([r.copies(c) for c in range(NUM_TYPES)], dtype=np.int64) - s.table

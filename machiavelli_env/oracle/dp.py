@@ -245,7 +245,7 @@ def by_card_each(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rul
     best_item = _item(best, None, w)
     for c in np.flatnonzero(hi > lo):
         if best_item[1][c] > 0:
-            out[int(c)] = (best_item[0], best_item[1].copy(), [list(m) for m in best_item[2]])
+            out[int(c)] = best_item
             continue
         lo_c = lo.copy()
         lo_c[c] += 1
