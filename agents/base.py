@@ -20,6 +20,27 @@ from machiavelli_env.cards import NUM_TYPES
 from machiavelli_env.rules import Rules
 
 DRAW = np.zeros(NUM_TYPES, dtype=np.int64)
+Melds = tuple[tuple[int, ...], ...]
+
+
+class _MeldsOnRead:
+    """The descriptor of :attr:`Turn.melds`: set to the melds, or to a zero-argument callable that
+    makes them, which then runs on the first read (arranging a crowded table is an oracle query,
+    and most agents never look at the arrangement)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}_stored"
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return ()  # the dataclass default
+        value = obj.__dict__[self.slot]
+        if callable(value):
+            value = obj.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, obj: Any, value: Melds | Callable[[], Melds]) -> None:
+        obj.__dict__[self.slot] = value
 
 
 @dataclass
@@ -28,7 +49,9 @@ class Turn:
 
     ``observation`` is the env's dict (``"observation"`` float32 vector, ``"action_mask"``);
     ``hand`` the player's count vector; ``hand_sizes`` the card counts of every player in seat
-    order starting with this player; ``draw_allowed`` whether the all-zeros action is allowed.
+    order starting with this player; ``draw_allowed`` whether the all-zeros action is allowed;
+    ``melds`` the table's arrangement (given as the melds, or as a zero-argument callable that
+    makes them on the first read).
     """
 
     rules: Rules
@@ -39,7 +62,7 @@ class Turn:
     stock_size: int
     draw_allowed: bool
     table: np.ndarray = field(default_factory=lambda: DRAW.copy())
-    melds: tuple[tuple[int, ...], ...] = ()
+    melds: Melds = _MeldsOnRead()  # type: ignore[assignment]
     opened: bool = True
     limit: int = 32
     _legal: Callable[[int], list[np.ndarray]] | None = field(default=None, repr=False)
@@ -99,7 +122,7 @@ def turn_from_state(state: game.State, player: int | None = None, *, limit: int 
         stock_size=int(state.stock.size),
         draw_allowed=game.draw_allowed(state, p),
         table=state.table.copy(),
-        melds=state.melds,
+        melds=lambda: state.melds,  # arranged only if an agent reads it
         opened=bool(state.opened[p]),
         limit=limit,
         _legal=lambda k: game.legal_plays(state, p, k),

@@ -65,6 +65,19 @@ def test_greedy_plays_a_max_cards_play_and_greedy_points_a_max_points_play():
         assert points @ pts == max(p @ pts for p in plays)
 
 
+def test_a_turn_arranges_the_table_only_when_its_melds_are_read():
+    before = _state("4D 5D 6D;7S 7H 7C", "3D 7D QS")
+    play = GreedyAgent().act(turn_from_state(before))
+    after = game.step(before, play)
+    assert game._raw_melds(after) is None  # a known-legal play leaves the arrangement to be made
+    turn = turn_from_state(after)
+    GreedyAgent().act(turn)
+    assert game._raw_melds(after) is None, "an agent that never reads the melds made the table be arranged"
+    melds = turn.melds
+    assert melds == after.melds and sorted(c for m in melds for c in m) == sorted(
+        c for c in range(53) for _ in range(int(after.table[c])))
+
+
 def test_greedy_draws_when_no_play_exists():
     s = _state("", "2S 7H 9D KC")
     assert not GreedyAgent().act(turn_from_state(s)).any()
