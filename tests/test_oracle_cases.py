@@ -210,7 +210,7 @@ def test_answers_found_by_the_mirrored_sweep_keep_the_known_optima() -> None:
     mirrored sweep answers a good share of them."""
     cases = [c for c in _RAW if c["id"] not in HEAVY][::3]
     mirrored = 0
-    with search_params(budget=20, probe=20, full=0) as _dp:
+    with search_params(budget=20, probe=20, rise_probe=20, full=0) as _dp:
         for c in cases:
             rules, table, hand, _ = _case(c)
             for objective, key in (("cards", "max_cards"), ("points", "max_points")):
@@ -251,7 +251,7 @@ def test_the_race_is_off_for_opening_points_and_can_be_switched_off() -> None:
         assert play is not None and _dp.stats()["last_mirrored"] == 0
         assert_partition(play.melds, play.counts, rules)
     cases = [c for c in _RAW if c["id"] not in HEAVY][::20]
-    with search_params(budget=20, probe=20, full=0, race=0) as _dp:
+    with search_params(budget=20, probe=20, rise_probe=20, full=0, race=0) as _dp:
         for c in cases:
             rules, table, hand, _ = _case(c)
             assert best_play(table, hand, rules, "cards").value == c["max_cards"], c["id"]

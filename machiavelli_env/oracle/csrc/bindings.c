@@ -64,6 +64,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     g_mjpm = mjpm; /* part of the transition cache key */
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
     q->cap = -1;
+    q->rise = 0;
     for (int c = 0; c < NT; c++) {
         q->lo[c] = (uint8_t)lo[c];
         q->hi[c] = (uint8_t)hi[c];
@@ -179,7 +180,9 @@ static PyObject *py_best(PyObject *self, PyObject *args) {
         if (hi[c] < 0) return PyLong_FromLong(3);
         hi[c] += lo[c];
     }
-    return run_solve(&g_query, setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers));
+    int rc = setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers);
+    g_query.rise = g_rise;
+    return run_solve(&g_query, rc);
 }
 
 /* ------------------------------------------------------------------ entry points keyed by rules objects
@@ -416,6 +419,7 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (oc < 0 || direct_args(args[0], args[1], args[2], "hand", e, lo, hi)) Py_RETURN_NOTIMPLEMENTED;
     int rc = setup_query(&g_query, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
+    g_query.rise = g_rise;
     g_result_type = (PyTypeObject *)g_play_type;
     PyObject *res = run_solve(&g_query, 0);
     g_result_type = NULL;

@@ -37,15 +37,16 @@ static PyObject *py_work(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", "rise", "rise_probe", "keep_dead", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
-        mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc;
+        mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc, rise = g_rise, keep_dead = g_keep_dead;
     long budget = g_budget, memo = g_memo_limit, probe = g_probe, budget2 = g_budget2, alive = g_alive,
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full, fprobe = g_fprobe;
     int fjokers = g_fjokers;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppli", names, &on, &budget, &force, &memo, &tie, &probe,
+    long rise_probe = g_rise_probe;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppliplp", names, &on, &budget, &force, &memo, &tie, &probe,
                                      &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
-                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers))
+                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers, &rise, &rise_probe, &keep_dead))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -67,11 +68,15 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_gjc = gjc;
     g_fprobe = fprobe;
     g_fjokers = fjokers;
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
+    g_rise = rise;
+    g_rise_probe = rise_probe;
+    g_keep_dead = keep_dead;
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
                          "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
-                         "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe, "fjokers", g_fjokers);
+                         "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe, "fjokers", g_fjokers,
+                         "rise", g_rise, "rise_probe", g_rise_probe, "keep_dead", g_keep_dead);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {

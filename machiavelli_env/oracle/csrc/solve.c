@@ -2,6 +2,20 @@
  * the alternation of forward and depth-first levels, and the race with the rank-reversed query.
  * Compiled as part of ../_dp.c (one translation unit, so static functions inline across files). */
 /* ------------------------------------------------------------------ drivers */
+/* best_play's questions (the greedy bots' every move) search rising (Query.rise, solve_level),
+ * with g_rise_probe depth-first expansions on their first level instead of g_probe */
+static int g_rise = 1;
+static long g_rise_probe = 30000;
+/* A repack's probe (lo = hi) asks the search's own question, so the states it proved dead are
+ * exact entries of the depth-first memo (no completion): the search keeps them. After a
+ * whole-hand probe, which asks another question, it starts from a fresh memo. 0: always fresh. */
+static int g_keep_dead = 1;
+static int is_repack(const Query *q) {
+    if (q->hiJ != q->loJ) return 0;
+    for (int c = 0; c < JOKER; c++)
+        if (q->hi[c] != q->lo[c]) return 0;
+    return 1;
+}
 static void reset_caches(void) {
     ident_reset();
     ss_n = 0;
@@ -54,7 +68,7 @@ static int table_cards(const Query *q) {
 static void sched_init(Sched *sc, const Query *q, int lo_cards) {
     sc->skip_first = g_crowd >= 0 && (lo_cards >= g_crowd || (q->hiJ > 0 && lo_cards >= g_jcrowd));
     sc->bb = g_budget;
-    sc->dl = q->feas && g_fprobe > 0 && q->hiJ - q->loJ >= g_fjokers ? g_fprobe : g_probe;
+    sc->dl = q->feas && g_fprobe > 0 && q->hiJ - q->loJ >= g_fjokers ? g_fprobe : q->rise ? g_rise_probe : g_probe;
     sc->bfs_done = g_force == 2;
 }
 
@@ -95,7 +109,11 @@ static int solve_level(Query *q, Sched *sc, int32_t *value, int32_t *path, int *
     dfs_err = 0;
     dfs_limit = sc->bfs_done ? 0 : sc->dl;
     succ_n = 0;
-    /* ask for the bound itself, then for each smaller bound proven (the memo is kept) */
+    /* ask for the bound itself, then for each smaller bound proven (the memo is kept). A rising
+     * search asks instead for anything at least the value of playing nothing: one branch and bound
+     * whose threshold rises with the best play found, where each smaller bound asked in turn would
+     * mean another refutation of the whole position (recorded greedy games on classic_jokers: half
+     * the expansions). The value is the same; of several equally good plays it may find another. */
     size_t slot;
     if (memo_reserve() < 0) return -1;
     int32_t ri = memo_find(0, k0, k1r, &slot);
@@ -103,6 +121,7 @@ static int solve_level(Query *q, Sched *sc, int32_t *value, int32_t *path, int *
     if (us_err) return us_err;
     if (need <= NEG) return 0;
     if (q->cap >= 0 && need > q->cap) need = (int32_t)q->cap; /* a tighter valid bound: ask for it first */
+    if (q->rise && need > q->base && !(ri >= 0 && me[ri].exact)) need = (int32_t)q->base;
     int32_t v;
     for (;;) {
         v = dfs(q, 0, k0, k1r, need, UB_UNKNOWN);
@@ -166,6 +185,7 @@ static int mirror_query(const Query *q, Query *m) {
     static const int mirror_ace[5] = {ACE_HIGH, ACE_LOW, ACE_LOW_OR_HIGH, ACE_BOTH, ACE_WRAP};
     int r = setup_query(m, lo, hi, w, mirror_ace[q->ace], q->mjpm, q->need_group, 0, q->decks, q->jokers);
     m->cap = q->cap;
+    m->rise = q->rise;
     return r;
 }
 
@@ -207,7 +227,8 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     if (r == PROBE_BUDGET) r = 0;
     if (r != 0) return r;
     if (g_force == 1) return forward_best(q, 0, value, path, J);
-    memo_reset(); /* the probe's dead states */
+    const int repack = g_keep_dead && is_repack(q);
+    if (!repack) memo_reset(); /* the probe's dead states */
     Sched a, b;
     sched_init(&a, q, lo_cards);
     for (;;) {
@@ -224,8 +245,10 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
             b.bb = a.bb / 10; /* the level the original sweep has just run out of */
             b.dl = a.dl / 10;
             mirror_ready = 1;
+            if (!repack && (r = search_begin(mirror)) < 0) return r; /* a repack keeps its probe's */
+        } else if ((r = search_begin(mirror)) < 0) {
+            return r;
         }
-        if ((r = search_begin(mirror)) < 0) return r;
         r = solve_level(mirror, &b, value, path, J);
         if (r != 2) { *mirrored = r == 1; return r; }
         if ((r = search_begin(q)) < 0) return r;
