@@ -54,6 +54,26 @@ def test_rising_search_finds_the_optimum_with_less_work_on_a_crowded_joker_table
     assert rising_work * 2 < falling_work
 
 
+def test_the_fullest_tables_keep_the_search_that_asks_for_the_bound_first() -> None:
+    """From ``rise_max`` (70) table cards on, ``best_play`` searches as before: the same play and
+    the same work with the rising search switched off; below it, rising is on."""
+    rules = Rules.load("classic")
+    table = to_counts(
+        "AS 3S 4S 4S 5S 6S 7S 7S 8S 8S 9S 9S 10S 10S JS JS QS KS KS AH 2H 3H 3H 4H 5H 5H 6H 6H 7H 7H "
+        "8H 8H 9H 9H 10H 10H JH JH QH QH KH KH AD 4D 5D 6D 6D 7D 7D 8D 8D 9D 10D JD JD QD KD KD AC "
+        "3C 5C 6C 6C 7C 8C 9C 9C 10C 10C JC QC QC"
+    )
+    hand = to_counts("2C 7C")
+    assert table.sum() == 72 >= dp._dp.set_params()["rise_max"]
+    on, on_work = _measured(api.best_play, table, hand, rules)
+    with _params(rise=0):
+        off, off_work = _measured(api.best_play, table, hand, rules)
+    assert on == off and on_work == off_work
+    with _params(rise_max=0):
+        _, any_size_work = _measured(api.best_play, table, hand, rules)
+    assert any_size_work != on_work
+
+
 def test_only_best_play_searches_rising() -> None:
     """``solve`` (the questions of ``legal_plays``) keeps its search, so its answers and work are
     the same with the rising search switched off."""

@@ -3,9 +3,12 @@
  * Compiled as part of ../_dp.c (one translation unit, so static functions inline across files). */
 /* ------------------------------------------------------------------ drivers */
 /* best_play's questions (the greedy bots' every move) search rising (Query.rise, solve_level),
- * with g_rise_probe depth-first expansions on their first level instead of g_probe */
+ * with g_rise_probe depth-first expansions on their first level instead of g_probe, on tables of
+ * fewer than g_rise_max cards (0: any): on the fullest tables, where few cards are left to add,
+ * asking for the bound first costs less (greedy classic games: 70-89 cards, 40% less time) */
 static int g_rise = 1;
 static long g_rise_probe = 30000;
+static long g_rise_max = 70;
 /* A repack's probe (lo = hi) asks the search's own question, so the states it proved dead are
  * exact entries of the depth-first memo (no completion): the search keeps them. After a
  * whole-hand probe, which asks another question, it starts from a fresh memo. 0: always fresh. */
@@ -213,6 +216,7 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     int r = search_begin(q);
     if (r < 0) return r;
     int lo_cards = table_cards(q);
+    if (g_rise_max > 0 && lo_cards >= g_rise_max) q->rise = 0;
     r = opening_probe(q, lo_cards, value, path, J);
     if (r == PROBE_NONE) return 0;
     int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0, mirror_set = 0;
