@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from oracle_params import search_params
 
 from machiavelli_env.cards import JOKER, NUM_TYPES, to_counts
 from machiavelli_env.melds import is_valid_meld
@@ -30,17 +29,6 @@ _RAW = [json.loads(line) for path in sorted(DATA.glob("*.jsonl")) for line in pa
 HEAVY = set((DATA / "heavy_ids.txt").read_text().split())
 
 
-@contextmanager
-def search_params(**params: int) -> Iterator[Any]:
-    """The extension with some search settings changed (``_dp.set_params``), restored afterwards."""
-    from machiavelli_env.oracle import _dp  # type: ignore[attr-defined]
-
-    saved = _dp.set_params()
-    _dp.set_params(**params)
-    try:
-        yield _dp
-    finally:
-        _dp.set_params(**saved)
 CASES = [pytest.param(c, marks=pytest.mark.heavy) if c["id"] in HEAVY else c for c in _RAW]
 
 

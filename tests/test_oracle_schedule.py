@@ -4,10 +4,8 @@ probe hands to the depth-first search."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
+from oracle_params import search_params
 
 from machiavelli_env.cards import to_counts
 from machiavelli_env.oracle import api, dp
@@ -27,16 +25,6 @@ NO_REPACK = to_counts(
 )
 
 
-@contextmanager
-def _params(**kw: int) -> Iterator[None]:
-    old = dp._dp.set_params()
-    dp._dp.set_params(**kw)
-    try:
-        yield
-    finally:
-        dp._dp.set_params(**old)
-
-
 def _measured(fn, *args, **kw):
     dp._dp.clear_caches()
     before = dp.work()
@@ -46,7 +34,7 @@ def _measured(fn, *args, **kw):
 
 def test_rising_search_finds_the_optimum_with_less_work_on_a_crowded_joker_table() -> None:
     rising, rising_work = _measured(api.best_play, TABLE, HAND, JOKERS)
-    with _params(rise=0):
+    with search_params(rise=0):
         falling, falling_work = _measured(api.best_play, TABLE, HAND, JOKERS)
     ilp = dp.ilp_solve(TABLE, TABLE + HAND, api.objective_weights("cards", JOKERS), JOKERS, False, 0)
     assert rising.value == falling.value == ilp[0] == 2
@@ -66,10 +54,10 @@ def test_the_fullest_tables_keep_the_search_that_asks_for_the_bound_first() -> N
     hand = to_counts("2C 7C")
     assert table.sum() == 72 >= dp._dp.set_params()["rise_max"]
     on, on_work = _measured(api.best_play, table, hand, rules)
-    with _params(rise=0):
+    with search_params(rise=0):
         off, off_work = _measured(api.best_play, table, hand, rules)
     assert on == off and on_work == off_work
-    with _params(rise_max=0):
+    with search_params(rise_max=0):
         _, any_size_work = _measured(api.best_play, table, hand, rules)
     assert any_size_work != on_work
 
@@ -79,7 +67,7 @@ def test_only_best_play_searches_rising() -> None:
     the same with the rising search switched off."""
     w = api.objective_weights("points", JOKERS)
     on, on_work = _measured(api.solve, TABLE, TABLE + HAND, w, JOKERS)
-    with _params(rise=0):
+    with search_params(rise=0):
         off, off_work = _measured(api.solve, TABLE, TABLE + HAND, w, JOKERS)
     assert on == off and on_work == off_work
 
@@ -87,7 +75,7 @@ def test_only_best_play_searches_rising() -> None:
 def test_a_repack_keeps_the_dead_states_its_probe_proved() -> None:
     zero = np.zeros_like(NO_REPACK)
     kept, kept_work = _measured(api.solve, NO_REPACK, NO_REPACK, zero, JOKERS)
-    with _params(keep_dead=0):
+    with search_params(keep_dead=0):
         fresh, fresh_work = _measured(api.solve, NO_REPACK, NO_REPACK, zero, JOKERS)
     assert kept is None and fresh is None
     assert api.repack(NO_REPACK, zero, JOKERS) is None
