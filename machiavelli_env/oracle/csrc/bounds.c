@@ -71,20 +71,166 @@ static size_t uv_n = 0, uv_cap = 0;
 #define UV_DONE (-2) /* the vector of a state whose runs may all end at the last position: all 0 */
 #define UV_DEAD (-3) /* ... whose runs may not: all NEG */
 static int32_t uv_done[UV_LEN], uv_dead[UV_LEN];
+/* the vectors kept from query to query (see us_vec): indices from KV_BASE on */
+#define KV_BASE ((int32_t)1 << 30)
+static int32_t *kv = NULL;
+static size_t kv_n = 0, kv_cap = 0;
+static inline int32_t *uv_w(int32_t i) {
+    return i >= KV_BASE ? kv + (size_t)(i - KV_BASE) * UV_LEN : uv + (size_t)i * UV_LEN;
+}
 static inline const int32_t *uv_at(int32_t i) {
-    return i >= 0 ? uv + (size_t)i * UV_LEN : i == UV_DONE ? uv_done : uv_dead;
+    return i >= 0 ? uv_w(i) : i == UV_DONE ? uv_done : uv_dead;
 }
 
-/* a new vector's index (its values unset), or -1 (out of memory) */
-static int32_t uv_new(void) {
-    if (uv_n + 1 > uv_cap) {
-        size_t nc = uv_cap ? uv_cap * 2 : 1024;
-        int32_t *t = realloc(uv, nc * UV_LEN * sizeof(int32_t));
+/* a new vector's index in the store (arr, n, cap) (its values unset), or -1 (out of memory) */
+static int32_t vec_new(int32_t **arr, size_t *n, size_t *cap) {
+    if (*n + 1 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 1024;
+        int32_t *t = realloc(*arr, nc * UV_LEN * sizeof(int32_t));
         if (!t) return -1;
-        uv = t;
-        uv_cap = nc;
+        *arr = t;
+        *cap = nc;
     }
-    return (int32_t)uv_n++;
+    return (int32_t)(*n)++;
+}
+
+/* A feasibility question's relaxation vectors (every weight 0: legal_plays' branch questions, whose
+ * enumeration asks many near-identical ones) are kept from query to query. us(s, p, sid, .) reads only what suit s
+ * holds at the positions after p (bounds, weights, flags, group limits), the joker weight and unit
+ * and the rules, so its key is the suit state with an interned signature of exactly those: a
+ * question that differs from an earlier one in a few cards (the next branch of an enumeration, the
+ * next turn of a game) finds the vectors of every suit and position its changes do not reach. A
+ * signature is an exact record (its parent's id and one position's fields), never a hash, so equal
+ * keys mean equal vectors. At most UP_MAX vectors (64 bytes each) are kept: past that, the next
+ * search starts from an empty table (one search adds what it needs). Answers never depend on it.
+ * Other questions keep their vectors for one search only, in a table that starts small: on the
+ * greedy bots' best_play questions a kept table was slower (its size costs more cache misses than
+ * the vectors it finds save). */
+typedef struct {
+    uint32_t parent; /* the signature of the positions after this one; SIG_END for the base record */
+    int32_t w;
+    uint8_t rank, flags, lo, hi;
+    int8_t gcost, gmax;
+    uint8_t a, b;
+} SigRec;
+#define SIG_END UINT32_MAX
+#define UP_MAX ((size_t)1 << 18)
+#define SIG_MAX ((size_t)1 << 20)
+static SigRec *sig_arr = NULL;
+static size_t sig_n = 0, sig_cap = 0;
+static int32_t *sig_tab = NULL; /* open addressing: index or -1 */
+static size_t sig_tabcap = 0;
+static uint32_t sig_gen = 1; /* bumped when the signatures are dropped (Query.usig_gen) */
+typedef struct { uint64_t key; int32_t idx; } PSlot; /* idx -1: free */
+static PSlot *pt = NULL;
+static size_t pt_cap = 0, up_n = 0;
+
+static inline uint64_t sig_hash(const SigRec *r) {
+    uint64_t a, b;
+    memcpy(&a, r, 8);
+    memcpy(&b, (const char *)r + 8, 8);
+    return mix64(a ^ mix64(b));
+}
+static int sig_rehash(size_t nc) {
+    int32_t *t = malloc(nc * sizeof(int32_t));
+    if (!t) return -1;
+    for (size_t i = 0; i < nc; i++) t[i] = -1;
+    for (size_t k = 0; k < sig_n; k++) {
+        size_t h = sig_hash(&sig_arr[k]) & (nc - 1);
+        while (t[h] >= 0) h = (h + 1) & (nc - 1);
+        t[h] = (int32_t)k;
+    }
+    free(sig_tab);
+    sig_tab = t;
+    sig_tabcap = nc;
+    return 0;
+}
+/* the id of record r (interned), or SIG_END on memory error */
+static uint32_t sig_intern(const SigRec *r) {
+    if (sig_tabcap == 0 || (sig_n + 1) * 2 > sig_tabcap)
+        if (sig_rehash(sig_tabcap ? sig_tabcap * 2 : 1024) < 0) return SIG_END;
+    size_t h = sig_hash(r) & (sig_tabcap - 1);
+    while (sig_tab[h] >= 0) {
+        if (memcmp(&sig_arr[sig_tab[h]], r, sizeof *r) == 0) return (uint32_t)sig_tab[h];
+        h = (h + 1) & (sig_tabcap - 1);
+    }
+    if (sig_n + 1 > sig_cap) {
+        size_t nc = sig_cap ? sig_cap * 2 : 1024;
+        SigRec *a = realloc(sig_arr, nc * sizeof(SigRec));
+        if (!a) return SIG_END;
+        sig_arr = a;
+        sig_cap = nc;
+    }
+    sig_arr[sig_n] = *r;
+    sig_tab[h] = (int32_t)sig_n;
+    return (uint32_t)sig_n++;
+}
+/* q's signatures: per suit, from the last position down (each record names the one after it) */
+static int usig_compute(Query *q) {
+    for (int s = 0; s < 4; s++) {
+        SigRec r;
+        memset(&r, 0, sizeof r);
+        r.parent = SIG_END;
+        r.w = q->wJ;
+        r.rank = 0xff;
+        r.flags = (uint8_t)q->junit;
+        r.lo = (uint8_t)g_mjpm;
+        r.hi = (uint8_t)q->ace;
+        r.gcost = (int8_t)g_gjc;
+        uint32_t id = sig_intern(&r);
+        for (int i = q->np - 1; i >= 0 && id != SIG_END; i--) {
+            int c = s * 13 + q->P[i].rank;
+            memset(&r, 0, sizeof r);
+            r.parent = id;
+            r.w = q->w[c];
+            r.rank = q->P[i].rank;
+            r.flags = q->P[i].flags;
+            r.lo = q->lo[c];
+            r.hi = q->hi[c];
+            r.gcost = q->gcost[i];
+            r.gmax = q->gmax[i];
+            id = sig_intern(&r);
+            q->usig[s][i] = id;
+        }
+        if (id == SIG_END) return -1;
+    }
+    q->usig_gen = sig_gen;
+    return 0;
+}
+/* drop the kept vectors (and, with sigs, the signatures) */
+static void up_clear(int sigs) {
+    if (pt) for (size_t i = 0; i < pt_cap; i++) pt[i].idx = -1;
+    up_n = 0;
+    kv_n = 0;
+    if (sigs) {
+        sig_n = 0;
+        if (sig_tab) for (size_t i = 0; i < sig_tabcap; i++) sig_tab[i] = -1;
+        if (++sig_gen == 0) sig_gen = 1;
+    }
+}
+static int up_rehash(size_t nc) {
+    PSlot *t = malloc(nc * sizeof(PSlot));
+    if (!t) return -1;
+    for (size_t i = 0; i < nc; i++) t[i].idx = -1;
+    for (size_t k = 0; k < pt_cap; k++) {
+        if (pt[k].idx < 0) continue;
+        size_t h = mix64(pt[k].key) & (nc - 1);
+        while (t[h].idx >= 0) h = (h + 1) & (nc - 1);
+        t[h] = pt[k];
+    }
+    free(pt);
+    pt = t;
+    pt_cap = nc;
+    return 0;
+}
+static inline int up_reserve(void) {
+    if (pt_cap && (up_n + 1) * 2 <= pt_cap) return 0;
+    return up_rehash(pt_cap ? pt_cap * 2 : 4096);
+}
+static inline size_t up_slot(uint64_t key) {
+    size_t h = mix64(key) & (pt_cap - 1);
+    while (pt[h].idx >= 0 && pt[h].key != key) h = (h + 1) & (pt_cap - 1);
+    return h;
 }
 
 /* us(s, p, sid, .): the index of a vector of the most value suit s alone can add after position p
@@ -93,10 +239,20 @@ static int32_t uv_new(void) {
  * transitions affordable with `need` are followed, as a question about that budget alone would. */
 static int32_t us_vec(const Query *q, int s, int p, int32_t sid, int need) {
     if (p == q->np - 1) return ss_arr[sid].final_ok ? UV_DONE : UV_DEAD;
-    uint64_t key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23);
-    if (us_reserve() < 0) { us_err = -1; return -1; }
+    const int kept = q->feas;
+    uint64_t key;
     int32_t idx = -1;
-    if (us_find(key, &idx) && uv[(size_t)idx * UV_LEN + UV_HB] >= need) return idx;
+    if (kept) {
+        if (q->usig_gen != sig_gen && usig_compute((Query *)q) < 0) { us_err = -1; return -1; }
+        key = (uint64_t)sid | ((uint64_t)q->usig[s][p + 1] << SIDBITS);
+        if (up_reserve() < 0) { us_err = -1; return -1; }
+        idx = pt[up_slot(key)].idx;
+    } else {
+        key = (uint64_t)sid | ((uint64_t)s << 21) | ((uint64_t)(p + 1) << 23);
+        if (us_reserve() < 0) { us_err = -1; return -1; }
+        if (!us_find(key, &idx)) idx = -1;
+    }
+    if (idx >= 0 && uv_at(idx)[UV_HB] >= need) return idx;
     int pp = p + 1, al = ss_arr[sid].acelow, l, hh;
     pos_bounds(q, pp, s, al, &l, &hh);
     const int B = need;
@@ -122,11 +278,17 @@ static int32_t us_vec(const Query *q, int s, int p, int32_t sid, int need) {
             }
         }
     }
-    if (idx < 0) { /* else a larger budget than before: the same values below it, more above */
-        if ((idx = uv_new()) < 0 || us_put(key, idx) < 0) { us_err = -1; return -1; } /* (the recursion may have grown the table) */
+    if (idx < 0 && kept) { /* else a larger budget than before: the same values below it, more above */
+        if ((idx = vec_new(&kv, &kv_n, &kv_cap)) < 0 || up_reserve() < 0) { us_err = -1; return -1; }
+        idx += KV_BASE;
+        pt[up_slot(key)] = (PSlot){key, idx}; /* (the recursion may have grown the table) */
+        up_n++;
+    } else if (idx < 0) {
+        if ((idx = vec_new(&uv, &uv_n, &uv_cap)) < 0 || us_put(key, idx) < 0) { us_err = -1; return -1; }
     }
-    memcpy(uv + (size_t)idx * UV_LEN, best, (size_t)(B + 1) * sizeof(int32_t));
-    uv[(size_t)idx * UV_LEN + UV_HB] = B;
+    int32_t *out = uv_w(idx);
+    memcpy(out, best, (size_t)(B + 1) * sizeof(int32_t));
+    out[UV_HB] = B;
     return idx;
 }
 
@@ -150,6 +312,7 @@ static void us_reset(void) {
     us_act = us_cap < US_START ? us_cap : US_START;
     if (ut) ut = stamped_fresh(ut, &us_cap, &us_cur, 0, sizeof(USlot)); /* a new stamp: never fails */
     uv_n = 0;
+    if (up_n > UP_MAX || sig_n > SIG_MAX) up_clear(sig_n > SIG_MAX); /* between searches only */
     if (uv_dead[0] != NEG) { /* once: the constant vectors */
         for (int b = 0; b < UV_LEN; b++) uv_dead[b] = NEG;
         uv_done[UV_HB] = uv_dead[UV_HB] = UV_LEN;

@@ -115,6 +115,7 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
         } else {
             Query q2 = *q;
             q2.lo[c]++;
+            q2.usig_gen = 0; /* its bounds differ: the relaxation's signatures too */
             if (c == JOKER) { q2.loJ++; q2.base += q->wJ; }
             else q2.base += q->w[c];
             q2.cap = value;

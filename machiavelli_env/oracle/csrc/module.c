@@ -27,7 +27,7 @@ static PyObject *py_stats(PyObject *self, PyObject *args) {
     return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states",
                          last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
                          "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
-                         "last_relaxation_entries", (Py_ssize_t)us_n, "suit_states", (Py_ssize_t)ss_n,
+                         "last_relaxation_entries", (Py_ssize_t)(us_n + up_n), "suit_states", (Py_ssize_t)ss_n,
                          "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n);
 }
 
@@ -72,6 +72,7 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_rise_probe = rise_probe;
     g_keep_dead = keep_dead;
     g_rise_max = rise_max;
+    up_clear(1); /* vectors kept under the old settings */
     return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i,s:l}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,

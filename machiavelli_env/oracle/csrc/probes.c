@@ -135,9 +135,12 @@ static int full_probe(Query *q, int32_t *value, int32_t *path, int *J) {
     memcpy(lo, q->lo, sizeof lo);
     memcpy(q->lo, q->hi, sizeof lo);
     q->loJ = q->hiJ;
+    uint32_t gen = q->usig_gen;
+    q->usig_gen = 0; /* signatures of other bounds: not to be used or kept */
     int r = run_probe(q, g_full, path, J);
     memcpy(q->lo, lo, sizeof lo);
     q->loJ = loJ;
+    q->usig_gen = q->usig_gen ? 0 : gen; /* computed for lo = hi: computed again when needed */
     if (r == 1) { *value = v; last_method = 3; return 1; }
     return r == -5 ? PROBE_BUDGET : r;
 }

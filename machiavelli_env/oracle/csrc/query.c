@@ -27,6 +27,10 @@ typedef struct {
     int8_t gcost[MAXPOS];
     int junit;
     int32_t e0;                 /* id of the empty suit state */
+    /* the relaxation's key (bounds.c): usig[s][i] is the interned signature of what suit s's
+     * relaxation reads at positions i.. np - 1; valid while usig_gen == sig_gen (0: not computed) */
+    uint32_t usig[4][MAXPOS];
+    uint32_t usig_gen;
     int ace, mjpm, decks, jokers; /* the rules arguments it was set up with */
 } Query;
 

@@ -21,6 +21,7 @@ static int is_repack(const Query *q) {
 }
 static void reset_caches(void) {
     ident_reset();
+    up_clear(1); /* the relaxation's keys name suit states */
     ss_n = 0;
     if (ss_tab) for (size_t i = 0; i < ss_tabcap; i++) ss_tab[i] = -1;
     tr_n = 0;
