@@ -23,7 +23,9 @@ Speed (every answer stays exact; the oracle decides every legality question):
 * :func:`legal_plays` asks the oracle's :func:`~machiavelli_env.oracle.api.best_plays_by_card`
   once (one forward/backward pass of its DP) for the playable card types and a play per card,
   then enumerates plays depth-first over those types only, each feasible answer serving as a
-  witness that spares the queries it already settles;
+  witness that spares the queries it already settles. The enumeration fixes the types in card
+  order, so its deep branches differ in the top ranks: their questions are swept from the king
+  down (``solve(..., sweep="down")``), which refutes them sooner;
 * small caches (cleared when full) hold recent :func:`legal_plays` answers, the answers to its
   branch questions (the same box comes back with another ``limit``, or after a draw that changed
   the hand only in card types the branch fixes), and which plays are known to be legal on which
@@ -302,12 +304,13 @@ _BRANCH: dict[tuple, bytes | None] = {}
 
 
 def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict) -> np.ndarray | None:
-    """``_query(lo, hi, no weights)``'s counts over ``lo`` (a fresh array), or None; cached."""
+    """``_query(lo, hi, no weights)``'s counts over ``lo`` (a fresh array), or None; cached. Swept
+    from the king down: see the module's notes on speed."""
     key = (info.key, bool(kw), lo.tobytes() + hi.tobytes())  # kw follows from the rules and opening
     if key in _BRANCH:
         hit = _BRANCH[key]
         return None if hit is None else np.frombuffer(hit, dtype=np.int64).copy()
-    res = _query(lo, hi, info.zeros, rules, kw)
+    res = _query(lo, hi, info.zeros, rules, {**kw, "sweep": "down"})
     if len(_BRANCH) >= _BRANCH_SIZE:
         _BRANCH.clear()
     _BRANCH[key] = None if res is None else res.counts.tobytes()

@@ -163,29 +163,42 @@ def ilp_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules,
     return None if play is None else (int(play.value), play.counts, play.melds)
 
 
-def raw_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int):
+def raw_solve(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int,
+    down: bool = False,
+):
     """The extension's answer: ``None``, ``(value, counts, melds)`` with ``counts`` = ``x - lo`` as
     53 int64 in a bytearray and ``melds`` encoded (:func:`decode_melds`), or an int error code (1:
     lo > hi, 2: more copies than the pack, 3: a negative count or weight). Retried on the mirrored
-    position when the memo runs out, then answered by :func:`ilp_solve`."""
-    return _solve_noting_fallback(lo, hi, weights, rules, need_group, min_open)[0]
+    position when the memo runs out, then answered by :func:`ilp_solve`. ``down``: the mirrored
+    position first (its sweep goes from the king down), then the position itself; ignored when
+    opening points are asked for (the mirror would change them). The value, and whether there is
+    an answer, are the same either way."""
+    return _solve_noting_fallback(lo, hi, weights, rules, need_group, min_open, down)[0]
 
 
 def _solve_noting_fallback(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int,
+    down: bool = False,
 ) -> tuple[Any, bool]:
     """:func:`raw_solve`'s answer, and whether it came from :func:`ilp_solve` (the search ran out
     of memo in every direction it may take)."""
     ace, mjpm, decks, jokers = rules_params(rules)
-    try:
-        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers), False
-    except MemoryError:
-        if min_open:
+    if min_open:
+        try:
+            return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers), False
+        except MemoryError:
             return ilp_solve(lo, hi, weights, rules, need_group, min_open), True
-    try:
-        return mirrored_solve(lo, hi, weights, rules, need_group), False
-    except MemoryError:
-        return ilp_solve(lo, hi, weights, rules, need_group, 0), True
+    asks = (
+        lambda: mirrored_solve(lo, hi, weights, rules, need_group),
+        lambda: _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), 0, decks, jokers),
+    )
+    for ask in asks if down else asks[::-1]:
+        try:
+            return ask(), False
+        except MemoryError:
+            pass
+    return ilp_solve(lo, hi, weights, rules, need_group, 0), True
 
 
 def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool):
