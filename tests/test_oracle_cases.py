@@ -177,9 +177,9 @@ def test_whole_hand_probe_is_skipped_when_a_hand_card_fits_no_meld() -> None:
 
 
 def test_joker_cases_keep_their_optimum_whichever_search_goes_first() -> None:
-    """Small joker tables start with the forward pass (jcrowd 40); starting with the depth-first
-    search instead (jcrowd 0, the earlier schedule) or never (jcrowd beyond any table) reaches the
-    same optimum with a valid arrangement."""
+    """Joker questions start with the depth-first search on any table (jcrowd 0); starting with the
+    forward pass on tables under 40 cards (jcrowd 40, an earlier schedule) or on every table (jcrowd
+    beyond any table) reaches the same optimum with a valid arrangement."""
     cases = [c for c in _RAW if c["id"] not in HEAVY and "JK" in c["table"] + c["hand"]][::3]
     assert cases
     for jcrowd in (0, 40, 1000):

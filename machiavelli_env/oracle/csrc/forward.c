@@ -44,7 +44,9 @@ static long g_budget2 = 2000000;
 static long g_memo_limit = 200000;
 static int g_force = 0; /* testing: 1 forward only, 2 depth-first only */
 static long g_crowd = 40; /* tables this large start with the depth-first probe; -1: never (nor the whole-hand probe) */
-static long g_jcrowd = 40; /* the same threshold when there are jokers */
+static long g_jcrowd = 0; /* the same threshold when there are jokers: any table (40, the forward pass first
+                             * on smaller ones: a lower median on small positions, twice the expansions
+                             * over the greedy bots' questions in joker games) */
 static int g_norm = 1;  /* testing: 0 turns the joker normalisation off */
 static long dfs_expansions = 0, dfs_limit = 0;
 
