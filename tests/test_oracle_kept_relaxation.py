@@ -5,32 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from machiavelli_env.agents.base import turn_from_state
-from machiavelli_env.agents.registry import make_agent
+from game_positions import crowded_positions
 
-from machiavelli_env import game
 from machiavelli_env.oracle import _dp
 from machiavelli_env.oracle import api as oracle
-from machiavelli_env.rules import Rules
-
-
-def _positions(preset: str, games: int, every: int) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
-    """(table, hand) of every `every`-th turn of seeded greedy-against-random games with a crowded
-    table and a big hand (the greedy seat fills the table, the random one mostly draws): where the
-    depth-first search and its relaxation answer."""
-    rules = Rules.load(preset)
-    agents = [make_agent("greedy" if i == 0 else "random", rules, seed=i) for i in range(rules.players)]
-    out = []
-    for g in range(games):
-        state = game.new_game(rules, 7100 + g)
-        n = 0
-        while not state.done:
-            turn = turn_from_state(state, state.current)
-            if n % every == 0 and state.table.sum() >= 30 and turn.hand.sum() >= 8:
-                out.append((state.table.copy(), turn.hand.copy(), rules))
-            state = game.step(state, np.asarray(agents[state.current].act(turn), dtype=np.int64))
-            n += 1
-    return out
 
 
 def _answers(positions, reverse: bool, cold: bool) -> list[list]:
@@ -55,7 +33,7 @@ def _answers(positions, reverse: bool, cold: bool) -> list[list]:
 
 @pytest.mark.parametrize("preset", ["classic_jokers", "jokers2", "classic"])
 def test_feasibility_answers_do_not_depend_on_earlier_queries(preset: str) -> None:
-    positions = _positions(preset, games=10, every=1)
+    positions = crowded_positions(preset, games=10, seed=7100)
     assert len(positions) >= 8
     cold = _answers(positions, reverse=False, cold=True)
     assert _answers(positions, reverse=False, cold=False) == cold

@@ -6,32 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from machiavelli_env.agents.base import turn_from_state
-from machiavelli_env.agents.registry import make_agent
+from game_positions import crowded_positions
 
-from machiavelli_env import game, legal
+from machiavelli_env import legal
 from machiavelli_env.melds import is_valid_meld
 from machiavelli_env.oracle import OracleError
 from machiavelli_env.oracle import api as oracle
 from machiavelli_env.rules import Rules
-
-
-def _positions(
-    preset: str, games: int, other: str = "random", min_table: int = 30
-) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
-    """(table, hand) of the turns of seeded games of greedy against `other` once the table is crowded
-    and the hand big (the greedy seat fills the table; random mostly draws, hoarder keeps cards)."""
-    rules = Rules.load(preset)
-    agents = [make_agent("greedy" if i == 0 else other, rules, seed=i) for i in range(rules.players)]
-    out = []
-    for g in range(games):
-        state = game.new_game(rules, 8300 + g)
-        while not state.done:
-            turn = turn_from_state(state, state.current)
-            if state.table.sum() >= min_table and turn.hand.sum() >= 8:
-                out.append((state.table.copy(), turn.hand.copy(), rules))
-            state = game.step(state, np.asarray(agents[state.current].act(turn), dtype=np.int64))
-    return out
 
 
 def _assert_valid(res: oracle.Play, lo: np.ndarray, hi: np.ndarray, rules: Rules) -> None:
@@ -46,7 +27,7 @@ def _assert_valid(res: oracle.Play, lo: np.ndarray, hi: np.ndarray, rules: Rules
 
 @pytest.mark.parametrize("preset", ["classic_jokers", "jokers2", "classic", "ace_wrap"])
 def test_sweeping_down_gives_the_same_feasibility_and_value(preset: str) -> None:
-    positions = _positions(preset, games=6)
+    positions = crowded_positions(preset, games=6, seed=8300)
     assert len(positions) >= 8
     asked = feasible = 0
     for table, hand, rules in positions[::3]:
@@ -89,7 +70,8 @@ def test_an_unknown_sweep_is_a_clear_error() -> None:
 @pytest.mark.parametrize("preset", ["classic_jokers", "jokers2"])
 def test_legal_plays_are_the_same_with_branch_questions_swept_up(preset: str, monkeypatch) -> None:
     # the biggest hands: where the list is cut at the limit, the enumeration's order decides it
-    positions = sorted(_positions(preset, games=4, other="hoarder", min_table=12), key=lambda p: -int(p[1].sum()))[:8]
+    positions = crowded_positions(preset, games=4, seed=8300, other="hoarder", min_table=12)
+    positions = sorted(positions, key=lambda p: -int(p[1].sum()))[:8]
     legal.clear_caches()
     down = [legal.legal_plays(t, h, r, limit=32) for t, h, r in positions]
     real, swept = oracle.solve, []
