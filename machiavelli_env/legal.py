@@ -116,6 +116,12 @@ def _query(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, rules: Rules, kw: dict
     return oracle.solve(lo, hi, w, rules, **kw)
 
 
+def _feasible_query(lo: np.ndarray, hi: np.ndarray, rules: Rules, kw: dict) -> np.ndarray | None:
+    """The oracle's feasibility question (:func:`machiavelli_env.oracle.api.feasible`) swept from the
+    king down: some partition's counts over ``lo`` in the box, or None."""
+    return oracle.feasible(lo, hi, rules, **kw, sweep="down")
+
+
 # ---------------------------------------------------------------------------------------------- known plays
 _KNOWN: dict[tuple, bool] = {}
 
@@ -304,17 +310,17 @@ _BRANCH: dict[tuple, bytes | None] = {}
 
 
 def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict) -> np.ndarray | None:
-    """``_query(lo, hi, no weights)``'s counts over ``lo`` (a fresh array), or None; cached. Swept
-    from the king down: see the module's notes on speed."""
+    """:func:`_feasible_query`'s answer (a fresh array), or None; cached. Swept from the king down:
+    see the module's notes on speed."""
     key = (info.key, bool(kw), lo.tobytes() + hi.tobytes())  # kw follows from the rules and opening
     if key in _BRANCH:
         hit = _BRANCH[key]
         return None if hit is None else np.frombuffer(hit, dtype=np.int64).copy()
-    res = _query(lo, hi, info.zeros, rules, {**kw, "sweep": "down"})
+    counts = _feasible_query(lo, hi, rules, kw)
     if len(_BRANCH) >= _BRANCH_SIZE:
         _BRANCH.clear()
-    _BRANCH[key] = None if res is None else res.counts.tobytes()
-    return None if res is None else res.counts.copy()
+    _BRANCH[key] = None if counts is None else counts.tobytes()
+    return counts
 
 
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:

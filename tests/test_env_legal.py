@@ -238,13 +238,18 @@ def test_branch_answers_are_reused_across_calls_without_changing_any_list(monkey
     # another limit on the same position, and the same position after a draw, ask many of the same
     # branch questions; the cache answers them, and every list equals the one computed from scratch
     asked = []
-    real = legal._query
+    real, real_feasible = legal._query, legal._feasible_query
 
     def counted(lo, hi, w, rules, kw):
         asked.append(1)
         return real(lo, hi, w, rules, kw)
 
+    def counted_feasible(lo, hi, rules, kw):
+        asked.append(1)
+        return real_feasible(lo, hi, rules, kw)
+
     monkeypatch.setattr(legal, "_query", counted)
+    monkeypatch.setattr(legal, "_feasible_query", counted_feasible)
     cases = []
     for table, hand, r in _rich_positions({"jokers": 2}, 3, seed=11) + _rich_positions({}, 3, seed=12):
         cases += [(table, hand, r, 8), (table, hand, r, 32)]

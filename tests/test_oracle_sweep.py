@@ -74,13 +74,13 @@ def test_legal_plays_are_the_same_with_branch_questions_swept_up(preset: str, mo
     positions = sorted(positions, key=lambda p: -int(p[1].sum()))[:8]
     legal.clear_caches()
     down = [legal.legal_plays(t, h, r, limit=32) for t, h, r in positions]
-    real, swept = oracle.solve, []
+    real, swept = oracle.feasible, []
 
     def swept_up(*args, **kw):
         swept.append(kw.pop("sweep", "up"))
         return real(*args, **kw)
 
-    monkeypatch.setattr(oracle, "solve", swept_up)
+    monkeypatch.setattr(oracle, "feasible", swept_up)
     legal.clear_caches()
     up = [legal.legal_plays(t, h, r, limit=32) for t, h, r in positions]
     legal.clear_caches()

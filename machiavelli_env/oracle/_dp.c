@@ -87,5 +87,6 @@
 #include "csrc/probes.c"
 #include "csrc/solve.c"
 #include "csrc/bindings.c"
+#include "csrc/lp.c"
 #include "csrc/bycard.c"
 #include "csrc/module.c"

@@ -122,6 +122,41 @@ def solve(
     return _play(res)
 
 
+def feasible(
+    lo: Counts,
+    hi: Counts,
+    rules: Rules,
+    *,
+    need_group: bool = False,
+    min_open_points: int = 0,
+    sweep: str = "up",
+) -> np.ndarray | None:
+    """The counts ``x - lo`` of some ``x`` with ``lo <= x <= hi`` that partitions into valid melds
+    (``need_group`` and ``min_open_points`` as in :func:`solve`), or ``None`` if there is none.
+
+    :func:`solve` with no weights, for callers that need only whether the box holds a partition
+    and one such ``x``: no arrangement is built, and on hard boxes the LP relaxation may answer
+    with its own point when that point takes whole melds (:mod:`.lp`). Which ``x`` is returned is
+    not specified; whether one is never varies.
+    """
+    if sweep not in ("up", "down"):
+        raise OracleError(f"sweep must be 'up' or 'down', got {sweep!r}")
+    if int(min_open_points) < 0:
+        raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
+    lo_a = lo if type(lo) is np.ndarray and lo.dtype is _INT64 else _check(lo, "lo")
+    hi_a = hi if type(hi) is np.ndarray and hi.dtype is _INT64 else _check(hi, "hi")
+    try:
+        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), sweep == "down")
+    except ValueError:  # not 53 values: the checks below say what is wrong
+        res = 0
+    if isinstance(res, int):
+        lo_a, hi_a = _check(lo, "lo"), _check(hi, "hi")
+        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), sweep == "down")
+        if isinstance(res, int):
+            _raise_code(res, lo_a, hi_a, None, rules)
+    return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
+
+
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none."""
     res = _direct_repack(table, play, rules)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..cards import NUM_TYPES
 from ..rules import Rules
-from . import _dp  # type: ignore[attr-defined]
+from . import _dp, lp  # type: ignore[attr-defined]
 from .result import Play, _raise_code
 
 ACE_CODES = {"low": 0, "high": 1, "low_or_high": 2, "both_ends": 3, "wrap": 4}
@@ -177,13 +177,48 @@ def raw_solve(
     return _solve_noting_fallback(lo, hi, weights, rules, need_group, min_open, down)[0]
 
 
+def raw_feasible(lo: np.ndarray, hi: np.ndarray, rules: Rules, need_group: bool, min_open: int, down: bool = False):
+    """The counts ``x - lo`` (53 int64 in a bytearray) of some ``x`` with ``lo <= x <= hi`` that
+    partitions into valid melds (with a group and opening points when asked), ``None`` if there is
+    none, or an int error code as :func:`raw_solve`. Which ``x`` is not specified: past the race's
+    count it may be the LP relaxation's own point, when that point takes whole melds (see
+    :mod:`.lp`); the arrangement is not computed."""
+    res = _solve_noting_fallback(lo, hi, _NO_WEIGHTS, rules, need_group, min_open, down, any_point=True)[0]
+    return res[1] if isinstance(res, tuple) else res
+
+
+_NO_WEIGHTS = np.zeros(NUM_TYPES, dtype=np.int64)
+_NO_WEIGHTS.setflags(write=False)
+
+
 def _solve_noting_fallback(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int,
-    down: bool = False,
+    down: bool = False, any_point: bool = False,
 ) -> tuple[Any, bool]:
     """:func:`raw_solve`'s answer, and whether it came from :func:`ilp_solve` (the search ran out
-    of memo in every direction it may take)."""
+    of memo in every direction it may take). ``any_point`` (:func:`raw_feasible`): the caller needs
+    only the counts, so the LP's integral point may answer (melds ``None``)."""
     ace, mjpm, decks, jokers = rules_params(rules)
+    cap = lp.RACE_WORK
+    if cap and (not weights.any() or (lo == hi).all()):
+        # a feasibility question: the exact search first, for at most `cap` expansions; past
+        # that, the LP relaxation settles most of those: a proof that there is no answer, or
+        # (for a caller that wants only counts) a point that is a partition (see .lp)
+        try:
+            if down and not min_open:
+                res = _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
+                                          int(need_group), 0, decks, jokers, cap))
+            else:
+                res = _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
+        except MemoryError:
+            res = 5  # the full schedule below, with its fallbacks
+        if res != 5:
+            return res, False
+        settled = lp.settle(lo, hi, (ace, mjpm, decks, jokers), any_point and not need_group and not min_open)
+        if settled is True:
+            return None, False
+        if settled is not False:
+            return (0, settled, None), False
     if min_open:
         try:
             return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers), False

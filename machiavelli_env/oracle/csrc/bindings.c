@@ -64,6 +64,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     g_mjpm = mjpm; /* part of the transition cache key */
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
     q->cap = -1;
+    q->stop = -1;
     q->rise = 0;
     q->usig_gen = 0;
     for (int c = 0; c < NT; c++) {
@@ -158,6 +159,7 @@ static PyObject *run_solve(Query *q, int rc) {
     int J;
     int mirrored;
     int r = solve_query(q, &g_mirror, &mirrored, &value, path, &J);
+    if (r == -6) { res = PyLong_FromLong(5); goto done; } /* over the work cap */
     if (r < 0) { set_err(r); goto done; }
     if (r == 0) { res = Py_None; Py_INCREF(res); goto done; }
     last_mirrored = mirrored;
@@ -166,8 +168,16 @@ done:
     return res;
 }
 
+/* solve(lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers[, cap]): cap > 0 gives up after
+ * that much work (forward entries and expansions), answering 5 */
 static PyObject *py_solve(PyObject *self, PyObject *args) {
-    return run_solve(&g_query, parse_query(args, &g_query, NULL, 0));
+    int cap = 0, extra = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 10;
+    int rc = parse_query(args, &g_query, &cap, extra);
+    if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.solve: cap must be >= 0"); return NULL; }
+    g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
+    PyObject *res = run_solve(&g_query, rc);
+    g_cap_at = 0;
+    return res;
 }
 
 /* best(table, hand, w, ace, mjpm, decks, jokers): lo = table, hi = table + hand */

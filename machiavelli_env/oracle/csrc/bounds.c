@@ -635,8 +635,13 @@ static void sort_succ(Succ *a, size_t n) {
 
 /* Fail-soft search: the exact best completion value of (st, k0, k1) if it is >= need, else an
  * upper bound on it that is < need (NEG: no completion). `known` is node_bound(q, st, k0, k1) when
- * the caller has it (else UB_UNKNOWN). */
-static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need, int32_t known) {
+ * the caller has it (else UB_UNKNOWN). `acc`: the value of the path from the root. With a proven
+ * bound q->stop on the optimum, a solution whose total reaches it ends the search: it is optimal,
+ * every node on its path holds its exact value, and the search would have kept it anyway (only a
+ * strictly better one replaces a solution found). Only in a level without an expansion budget:
+ * there the answer is the same, found sooner, while a budgeted level that would have run out
+ * might finish instead and return another of several equally good plays. */
+static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need, int32_t known, int32_t acc) {
     int32_t tr;
     int st0 = st;
     while (st < q->nst && identity_step(q, st, k0, k1, &tr)) st++;
@@ -656,6 +661,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
     if (me[idx].exact || me[idx].ub < need || me[idx].ub <= NEG) return me[idx].ub;
     if (dfs_limit && ++dfs_expansions > dfs_limit) { dfs_err = -5; return NEG; }
     g_work++;
+    if (OVER_CAP()) { dfs_err = -6; return NEG; }
     /* children, each with a bound on what it can reach, best bound first */
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
@@ -684,11 +690,15 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         int32_t thr = bestk >= 0 ? (best + 1 > need ? best + 1 : need) : need;
         if (c.bound <= NEG) break;
         if (c.bound < thr) { if (c.bound > ubrest) ubrest = c.bound; break; }
-        int32_t rr = dfs(q, st + 1, c.k0, c.k1, thr - c.w, c.ub);
+        int32_t rr = dfs(q, st + 1, c.k0, c.k1, thr - c.w, c.ub, acc + c.w);
         if (dfs_err) { succ_n = base; return NEG; }
         if (rr <= NEG) continue;
         int32_t v = c.w + rr;
-        if (rr >= thr - c.w) { best = v; bestk = c.tr; }
+        if (rr >= thr - c.w) {
+            best = v;
+            bestk = c.tr;
+            if (q->stop >= 0 && !dfs_limit && (long)acc + best >= q->stop) break;
+        }
         else if (v > ubrest) ubrest = v;
     }
     succ_n = base;

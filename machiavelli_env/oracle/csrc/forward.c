@@ -20,6 +20,10 @@ static long last_states = 0, last_pruned = 0, last_nodes = 0;
 /* every search's work since the module loaded: forward entries, depth-first and probe expansions (a
  * count, never a time, so a caller's budget in it replays identically on any machine; work()) */
 static unsigned long long g_work = 0;
+/* the question running gives up (error -6) once g_work passes this count (0: never): solve()'s
+ * optional work cap, so that a caller can race another method by a count, never by time */
+static unsigned long long g_cap_at = 0;
+#define OVER_CAP() (g_cap_at && g_work > g_cap_at)
 static int last_method = 0; /* 1 forward, 2 depth-first */
 static int g_prune = 1;
 /* search schedule: a forward pass of at most g_budget entries; else a depth-first probe of at most
@@ -308,6 +312,7 @@ static int run_forward(Query *q, long budget, int edges) {
         int boundary = s == 4 || (s == 3 && (q->P[p].flags & F_NOGROUP));
         if (boundary && g_prune && !edges && en_n - b >= 24) last_pruned += prune_dominated(b, en_n);
         if (budget && (long)(en_n + ed_n) > budget) { g_work += en_n; return 1; }
+        if (g_cap_at && g_work + en_n > g_cap_at) { g_work += en_n; return -6; }
     }
     ed_layer[q->nst] = ed_n;
     layer_start[q->nst + 1] = en_n;

@@ -24,7 +24,8 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n}", "last_probe", probe_exp, "last_states",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n}", "lp_calls", lp_calls, "lp_iterations",
+                         lp_iters, "lp_refuted", lp_refuted, "lp_points", lp_points, "last_probe", probe_exp, "last_states",
                          last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
                          "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
                          "last_relaxation_entries", (Py_ssize_t)(us_n + up_n), "suit_states", (Py_ssize_t)ss_n,
@@ -89,8 +90,9 @@ static PyObject *py_clear(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
-     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers) -> "
-     "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative); counts: x - lo as "
+     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers[, cap]) -> "
+     "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative, 5 over the work cap "
+     "cap > 0); counts: x - lo as "
      "53 int64 in a bytearray; melds: encoded, see melds()"},
     {"best", py_best, METH_VARARGS,
      "best(table, hand, weights, ace, max_jokers_per_meld, decks, jokers): solve with lo = table, "
@@ -98,6 +100,14 @@ static PyMethodDef methods[] = {
     {"by_card", py_by_card, METH_VARARGS,
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
+    {"lp_refute", py_lp_refute, METH_VARARGS,
+     "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point]) -> True when the LP relaxation of the "
+     "meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else False, "
+     "or with want_point the counts x - lo (53 int64 in a bytearray) of the point it found when that point "
+     "takes whole melds (a partition of x, checked in integers)"},
+    {"lp_melds", py_lp_melds, METH_VARARGS,
+     "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
+
     {"melds", py_melds, METH_O,
      "melds(encoded) -> list of melds: the arrangement of an answer (bytes: per meld, its length, then "
      "its card types) as lists of card types"},

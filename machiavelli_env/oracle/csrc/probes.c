@@ -29,6 +29,7 @@ static int full_dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t *p
     }
     if (++probe_exp > probe_limit) return -5;
     g_work++;
+    if (OVER_CAP()) return -6;
     size_t base = succ_n;
     int r = successors(q, st, k0, k1);
     if (r < 0) { succ_n = base; return r; }

@@ -128,7 +128,7 @@ static int solve_level(Query *q, Sched *sc, int32_t *value, int32_t *path, int *
     if (q->rise && need > q->base && !(ri >= 0 && me[ri].exact)) need = (int32_t)q->base;
     int32_t v;
     for (;;) {
-        v = dfs(q, 0, k0, k1r, need, UB_UNKNOWN);
+        v = dfs(q, 0, k0, k1r, need, UB_UNKNOWN, 0);
         if (dfs_err) break;
         if (v <= NEG) return 0;
         if (v >= need) break;
@@ -189,6 +189,7 @@ static int mirror_query(const Query *q, Query *m) {
     static const int mirror_ace[5] = {ACE_HIGH, ACE_LOW, ACE_LOW_OR_HIGH, ACE_BOTH, ACE_WRAP};
     int r = setup_query(m, lo, hi, w, mirror_ace[q->ace], q->mjpm, q->need_group, 0, q->decks, q->jokers);
     m->cap = q->cap;
+    m->stop = q->stop;
     m->rise = q->rise;
     return r;
 }

@@ -1,0 +1,515 @@
+/* lp.c: The linear-programming refuter: a proof that no multiset x with lo <= x <= hi partitions into
+ * valid melds, from the LP relaxation of the meld programme (one column per meld, as in ../ilp.py).
+ * Independent of the dynamic programme; the Python side races it against the search by a count of
+ * expansions (dp.py). Compiled as part of ../_dp.c (one translation unit).
+ *
+ * The relaxation: y_m >= 0 per meld m, lo_c <= sum_m a_cm y_m <= hi_c per card type c (melds that
+ * need more copies of a card than hi allows are fixed at 0: an integer solution cannot use them).
+ * The melds are generated here (lp_build), per ace mode and joker limit, as ../ilp.py lists them:
+ * groups of 1-4 suits of a rank plus jokers (3-4 cards), runs over every window the ace mode allows
+ * with jokers anywhere (at most the limit, at least one real card), distinct multisets, without the
+ * runs that cut into two runs of at least 3 with a real card each (their union is the same column
+ * sum, so the relaxation is unchanged).
+ * A primal simplex (phase 1, bounded slacks, dense 53 x 53 basis inverse, warm-started from the
+ * previous question's basis of the same meld list) looks for a point. When there is none, its
+ * multipliers u give Farkas' certificate: u . a_m >= 0 for every usable meld and
+ *     sum_{u_c > 0} u_c hi_c + sum_{u_c < 0} u_c lo_c < 0,
+ * which no x can meet (sum_c u_c x_c = sum_m (u . a_m) y_m >= 0 for any partition of x, yet it is at
+ * most that negative sum). The certificate is scaled to small integers and checked in exact integer
+ * arithmetic, so a refutation never rests on floating point: when rounding or the simplex fails, the
+ * answer is "not refuted" and the exact search decides.
+ *
+ * Deterministic: the simplex counts iterations, never time. */
+#define LP_ROWS NT          /* one row per card type, jokers included */
+#define LP_SLOTS 25         /* meld lists: ace mode * 5 + joker limit (0 without jokers) */
+#define LP_MAXIT 400        /* simplex iterations per question */
+#define LP_REFACTOR 150     /* basis updates between fresh inverses */
+#define LP_TOL 1e-9
+#define LP_PIV 1e-7
+
+typedef struct {
+    int n;               /* melds */
+    int32_t *start;      /* n + 1: column m is entries start[m] .. start[m + 1] - 1 */
+    uint8_t *card, *cnt; /* its card types and copies */
+    int head[LP_ROWS];   /* the variable basic in each row: 0..n-1 a meld, n + c the slack of card c */
+    int8_t *upper;       /* n + LP_ROWS: a nonbasic slack at its upper bound (1) or lower (0) */
+    int32_t *pos;        /* n + LP_ROWS: row of a basic variable, -1 nonbasic */
+    double binv[LP_ROWS][LP_ROWS];
+    int updates;         /* since the last fresh inverse */
+    int ready;
+} LpSlot;
+static LpSlot lp_slots[LP_SLOTS];
+static unsigned long long lp_iters = 0; /* simplex iterations since the module loaded */
+static unsigned long long lp_calls = 0, lp_refuted = 0, lp_points = 0;
+
+static void lp_slack_basis(LpSlot *L) {
+    for (int j = 0; j < L->n + LP_ROWS; j++) { L->pos[j] = -1; L->upper[j] = 0; }
+    memset(L->binv, 0, sizeof L->binv);
+    for (int c = 0; c < LP_ROWS; c++) {
+        L->head[c] = L->n + c;
+        L->pos[L->n + c] = c;
+        L->binv[c][c] = -1.0; /* the slack's column is -e_c */
+    }
+    L->updates = 0;
+}
+
+/* load a meld list: matrix of n rows of 53 small counts (row-major uint8). 0 ok, -1 out of memory */
+static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
+    int nnz = 0;
+    for (int m = 0; m < n; m++)
+        for (int c = 0; c < LP_ROWS; c++) nnz += matrix[(size_t)m * LP_ROWS + c] != 0;
+    L->start = malloc((size_t)(n + 1) * sizeof(int32_t));
+    L->card = malloc((size_t)nnz + 1);
+    L->cnt = malloc((size_t)nnz + 1);
+    L->upper = malloc((size_t)(n + LP_ROWS));
+    L->pos = malloc((size_t)(n + LP_ROWS) * sizeof(int32_t));
+    if (!L->start || !L->card || !L->cnt || !L->upper || !L->pos) {
+        free(L->start); free(L->card); free(L->cnt); free(L->upper); free(L->pos);
+        memset(L, 0, sizeof *L);
+        return -1;
+    }
+    int k = 0;
+    for (int m = 0; m < n; m++) {
+        L->start[m] = k;
+        for (int c = 0; c < LP_ROWS; c++) {
+            uint8_t a = matrix[(size_t)m * LP_ROWS + c];
+            if (a) { L->card[k] = (uint8_t)c; L->cnt[k] = a; k++; }
+        }
+    }
+    L->start[n] = k;
+    L->n = n;
+    lp_slack_basis(L);
+    L->ready = 1;
+    return 0;
+}
+
+/* a fresh inverse of the current basis (Gauss-Jordan with partial pivoting); 0 ok, -1 singular */
+static int lp_refactor(LpSlot *L) {
+    static double a[LP_ROWS][2 * LP_ROWS];
+    memset(a, 0, sizeof a);
+    for (int i = 0; i < LP_ROWS; i++) {
+        int j = L->head[i];
+        if (j >= L->n) a[j - L->n][i] = -1.0;
+        else
+            for (int k = L->start[j]; k < L->start[j + 1]; k++) a[L->card[k]][i] = L->cnt[k];
+        a[i][LP_ROWS + i] = 1.0;
+    }
+    for (int col = 0; col < LP_ROWS; col++) {
+        int piv = col;
+        for (int r = col + 1; r < LP_ROWS; r++)
+            if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
+        if (fabs(a[piv][col]) < 1e-9) return -1;
+        if (piv != col)
+            for (int k = 0; k < 2 * LP_ROWS; k++) { double t = a[col][k]; a[col][k] = a[piv][k]; a[piv][k] = t; }
+        double d = a[col][col];
+        for (int k = 0; k < 2 * LP_ROWS; k++) a[col][k] /= d;
+        for (int r = 0; r < LP_ROWS; r++) {
+            if (r == col || a[r][col] == 0.0) continue;
+            double f = a[r][col];
+            for (int k = 0; k < 2 * LP_ROWS; k++) a[r][k] -= f * a[col][k];
+        }
+    }
+    /* rows of a now hold B^-1 with B's columns in head order: binv[i] = row i */
+    for (int i = 0; i < LP_ROWS; i++)
+        for (int k = 0; k < LP_ROWS; k++) L->binv[i][k] = a[i][LP_ROWS + k];
+    L->updates = 0;
+    return 0;
+}
+
+/* Is u (53 values) a certificate, once scaled to small integers? Checked exactly. */
+static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int *hi, const uint8_t *usable) {
+    double mx = 0;
+    for (int c = 0; c < LP_ROWS; c++) if (fabs(u[c]) > mx) mx = fabs(u[c]);
+    if (mx < 1e-12) return 0;
+    double mn = mx;
+    for (int c = 0; c < LP_ROWS; c++) if (fabs(u[c]) > 1e-9 * mx && fabs(u[c]) < mn) mn = fabs(u[c]);
+    static const int mult[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 24, 60};
+    for (size_t t = 0; t < sizeof mult / sizeof mult[0]; t++) {
+        long long ui[LP_ROWS];
+        int ok = 1;
+        for (int c = 0; c < LP_ROWS && ok; c++) {
+            double w = fabs(u[c]) > 1e-9 * mx ? u[c] / mn * mult[t] : 0.0;
+            if (fabs(w) > 1e12) { ok = 0; break; }
+            double r = floor(w + 0.5);
+            if (fabs(w - r) > 1e-6 * (fabs(w) > 1 ? fabs(w) : 1)) ok = 0;
+            ui[c] = (long long)r;
+        }
+        if (!ok) continue;
+        long long f = 0;
+        for (int c = 0; c < LP_ROWS; c++) f += ui[c] > 0 ? ui[c] * hi[c] : ui[c] * lo[c];
+        if (f >= 0) continue;
+        for (int m = 0; m < L->n && ok; m++) {
+            if (!usable[m]) continue;
+            long long s = 0;
+            for (int k = L->start[m]; k < L->start[m + 1]; k++) s += ui[L->card[k]] * L->cnt[k];
+            if (s < 0) ok = 0;
+        }
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+/* the basic solution xb as a partition: 2 when every basic meld takes a whole number of copies and
+ * their sum x (checked in integers) lies in [lo, hi] (x into point), else 0 */
+static int lp_integral(const LpSlot *L, const double *xb, const int *lo, const int *hi, const uint8_t *usable,
+                       int *point) {
+    int x[LP_ROWS] = {0};
+    for (int i = 0; i < LP_ROWS; i++) {
+        int j = L->head[i];
+        if (j >= L->n) continue;
+        double r = floor(xb[i] + 0.5);
+        if (fabs(xb[i] - r) > 1e-7 || r < 0 || r > 255) return 0;
+        if (r > 0 && !usable[j]) return 0;
+        for (int k = L->start[j]; k < L->start[j + 1]; k++) x[L->card[k]] += (int)r * L->cnt[k];
+    }
+    for (int c = 0; c < LP_ROWS; c++)
+        if (x[c] < lo[c] || x[c] > hi[c]) return 0;
+    memcpy(point, x, sizeof x);
+    return 2;
+}
+
+/* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
+ * checked), 2 a point found that is integral (then `point`, if given, holds its x: a partition of
+ * x into melds, checked in integers), 0 neither, -1 out of memory */
+static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point) {
+    const int n = L->n, nv = n + LP_ROWS;
+    lp_calls++;
+    uint8_t *usable = malloc((size_t)n);
+    double *xv = malloc((size_t)nv * sizeof(double)); /* values of the nonbasic slacks */
+    if (!usable || !xv) { free(usable); free(xv); return -1; }
+    for (int m = 0; m < n; m++) {
+        int ok = 1;
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
+        usable[m] = (uint8_t)ok;
+    }
+    int result = 0;
+    if (L->updates >= LP_REFACTOR && lp_refactor(L) < 0) lp_slack_basis(L);
+    double xb[LP_ROWS], lb[LP_ROWS], ub[LP_ROWS];
+    int deg = 0;
+    for (int it = 0;; it++) {
+        if (it == 0 || L->updates == 0) {
+            /* values from scratch: nonbasic y at 0, nonbasic slacks at a bound; x_B = B^-1 (sum e_c s_c) */
+            for (int c = 0; c < LP_ROWS; c++) {
+                int j = n + c;
+                if (L->pos[j] < 0) xv[j] = L->upper[j] ? hi[c] : lo[c];
+            }
+            for (int i = 0; i < LP_ROWS; i++) {
+                double v = 0;
+                for (int c = 0; c < LP_ROWS; c++)
+                    if (L->pos[n + c] < 0 && xv[n + c] != 0.0) v += L->binv[i][c] * xv[n + c];
+                xb[i] = v;
+            }
+            for (int i = 0; i < LP_ROWS; i++) {
+                int j = L->head[i];
+                if (j >= n) { lb[i] = lo[j - n]; ub[i] = hi[j - n]; }
+                else { lb[i] = 0; ub[i] = usable[j] ? HUGE_VAL : 0; }
+            }
+        }
+        double cb[LP_ROWS];
+        int infeasible = 0;
+        for (int i = 0; i < LP_ROWS; i++) {
+            cb[i] = xb[i] < lb[i] - LP_TOL ? -1.0 : xb[i] > ub[i] + LP_TOL ? 1.0 : 0.0;
+            infeasible |= cb[i] != 0.0;
+        }
+        if (!infeasible) { /* a point of the relaxation: not refuted; a witness when integral */
+            if (point) result = lp_integral(L, xb, lo, hi, usable, point);
+            break;
+        }
+        double pi[LP_ROWS];
+        for (int c = 0; c < LP_ROWS; c++) {
+            double v = 0;
+            for (int i = 0; i < LP_ROWS; i++) if (cb[i] != 0.0) v += cb[i] * L->binv[i][c];
+            pi[c] = v;
+        }
+        /* pricing: d_j = c_j - pi . a_j (a meld at 0 enters rising if d < 0); slack c: d = pi_c */
+        int q = -1, qdir = 0;
+        double best = 0;
+        const int bland = deg > 50;
+        for (int m = 0; m < n && !(bland && q >= 0); m++) {
+            if (L->pos[m] >= 0 || !usable[m]) continue;
+            double d = 0.0;
+            for (int k = L->start[m]; k < L->start[m + 1]; k++) d -= pi[L->card[k]] * L->cnt[k];
+            if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
+        }
+        for (int c = 0; c < LP_ROWS && !(bland && q >= 0); c++) {
+            int j = n + c;
+            if (L->pos[j] >= 0 || hi[c] <= lo[c]) continue;
+            double d = pi[c];
+            if (!L->upper[j] && d < -LP_TOL && -d > best) { best = -d; q = j; qdir = 1; }
+            if (L->upper[j] && d > LP_TOL && d > best) { best = d; q = j; qdir = -1; }
+        }
+        if (q < 0) {
+            double u[LP_ROWS];
+            for (int c = 0; c < LP_ROWS; c++) u[c] = -pi[c];
+            /* phase 1 optimal with infeasibility left: certificate -pi */
+            result = lp_certify(L, u, lo, hi, usable);
+            if (!result) { for (int c = 0; c < LP_ROWS; c++) u[c] = pi[c]; result = lp_certify(L, u, lo, hi, usable); }
+            break;
+        }
+        if (it >= LP_MAXIT) { lp_slack_basis(L); break; }
+        lp_iters++;
+        /* direction: alpha = B^-1 a_q; basic i moves at rate -qdir * alpha_i */
+        double alpha[LP_ROWS];
+        if (q < n) {
+            for (int i = 0; i < LP_ROWS; i++) alpha[i] = 0;
+            for (int k = L->start[q]; k < L->start[q + 1]; k++) {
+                int c = L->card[k];
+                double a = L->cnt[k];
+                for (int i = 0; i < LP_ROWS; i++) alpha[i] += L->binv[i][c] * a;
+            }
+        } else {
+            for (int i = 0; i < LP_ROWS; i++) alpha[i] = -L->binv[i][q - n];
+        }
+        double tmax = q >= n ? (double)(hi[q - n] - lo[q - n]) : HUGE_VAL;
+        int r = -1, rup = 0;
+        double tr = HUGE_VAL, rabs = 0;
+        for (int i = 0; i < LP_ROWS; i++) {
+            double dl = -qdir * alpha[i];
+            if (fabs(dl) < LP_PIV) continue;
+            double v = xb[i], t;
+            int up;
+            if (dl < 0) {
+                if (v > ub[i] + LP_TOL) { t = (v - ub[i]) / -dl; up = 1; }
+                else if (v >= lb[i] - LP_TOL) { t = (v - lb[i]) / -dl; up = 0; }
+                else continue;
+            } else {
+                if (v < lb[i] - LP_TOL) { t = (lb[i] - v) / dl; up = 0; }
+                else if (v <= ub[i] + LP_TOL && ub[i] < HUGE_VAL) { t = (ub[i] - v) / dl; up = 1; }
+                else continue;
+            }
+            if (t < 0) t = 0;
+            if (t < tr - 1e-12 || (t <= tr + 1e-12 && fabs(dl) > rabs)) { tr = t; r = i; rup = up; rabs = fabs(dl); }
+        }
+        if (tmax <= tr) { /* the entering slack goes to its other bound: no pivot */
+            if (tmax == HUGE_VAL) { lp_slack_basis(L); break; }
+            for (int i = 0; i < LP_ROWS; i++) xb[i] -= qdir * tmax * alpha[i];
+            L->upper[q] = !L->upper[q];
+            xv[q] = L->upper[q] ? hi[q - n] : lo[q - n];
+            deg = 0;
+            continue;
+        }
+        deg = tr < 1e-12 ? deg + 1 : 0;
+        for (int i = 0; i < LP_ROWS; i++) xb[i] -= qdir * tr * alpha[i];
+        double enter = (q >= n ? xv[q] : 0.0) + qdir * tr;
+        /* pivot on row r */
+        int leave = L->head[r];
+        L->pos[leave] = -1;
+        L->upper[leave] = (int8_t)(leave >= n && rup);
+        if (leave >= n) xv[leave] = rup ? hi[leave - n] : lo[leave - n];
+        L->head[r] = q;
+        L->pos[q] = r;
+        xb[r] = enter;
+        if (q >= n) { lb[r] = lo[q - n]; ub[r] = hi[q - n]; }
+        else { lb[r] = 0; ub[r] = HUGE_VAL; }
+        double ar = alpha[r];
+        for (int k = 0; k < LP_ROWS; k++) L->binv[r][k] /= ar;
+        for (int i = 0; i < LP_ROWS; i++) {
+            if (i == r || alpha[i] == 0.0) continue;
+            double f = alpha[i];
+            for (int k = 0; k < LP_ROWS; k++) L->binv[i][k] -= f * L->binv[r][k];
+        }
+        if (++L->updates >= LP_REFACTOR) {
+            if (lp_refactor(L) < 0) { lp_slack_basis(L); break; }
+        }
+    }
+    free(usable);
+    free(xv);
+    lp_refuted += result == 1;
+    lp_points += result == 2;
+    return result;
+}
+
+/* ------------------------------------------------------------------ the meld lists */
+static int lp_splits(unsigned jmask, int n) {
+    for (int k = 3; k <= n - 3; k++) {
+        int before = __builtin_popcount(jmask & ((1u << k) - 1)), after = __builtin_popcount(jmask >> k);
+        if (before < k && after < n - k) return 1;
+    }
+    return 0;
+}
+
+typedef struct { uint8_t *rows; int n, cap; uint64_t *hash; int hcap; } MeldSet;
+
+static uint64_t meld_hash(const uint8_t *row) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int c = 0; c < LP_ROWS; c++) h = (h ^ row[c]) * 1099511628211ULL;
+    return h | 1;
+}
+
+/* is this meld (53 counts) in the set? */
+static int meldset_has(const MeldSet *M, const uint8_t *row) {
+    if (!M->hcap) return 0;
+    uint64_t h = meld_hash(row);
+    size_t k = (size_t)(h >> 32) & (size_t)(M->hcap - 1);
+    while (M->hash[k]) {
+        uint32_t idx = (uint32_t)(M->hash[k] & 0xffffffffu) - 1;
+        if ((M->hash[k] >> 32) == (h >> 32) && !memcmp(M->rows + (size_t)idx * LP_ROWS, row, LP_ROWS)) return 1;
+        k = (k + 1) & (size_t)(M->hcap - 1);
+    }
+    return 0;
+}
+
+/* add one meld (53 counts) unless present; 0 ok, -1 out of memory */
+static int meldset_add(MeldSet *M, const uint8_t *row) {
+    uint64_t h = meld_hash(row);
+    if ((M->n + 1) * 2 > M->hcap) {
+        int nc = M->hcap ? M->hcap * 2 : 4096;
+        uint64_t *t = calloc((size_t)nc, sizeof(uint64_t));
+        if (!t) return -1;
+        for (int i = 0; i < M->hcap; i++) {
+            if (!M->hash[i]) continue;
+            size_t k = (size_t)(M->hash[i] >> 32) & (size_t)(nc - 1);
+            while (t[k]) k = (k + 1) & (size_t)(nc - 1);
+            t[k] = M->hash[i];
+        }
+        free(M->hash);
+        M->hash = t;
+        M->hcap = nc;
+    }
+    /* slots hold (hash high bits << 32 | row index + 1); equal rows compared in full */
+    size_t k = (size_t)(h >> 32) & (size_t)(M->hcap - 1);
+    while (M->hash[k]) {
+        uint32_t idx = (uint32_t)(M->hash[k] & 0xffffffffu) - 1;
+        if ((M->hash[k] >> 32) == (h >> 32) && !memcmp(M->rows + (size_t)idx * LP_ROWS, row, LP_ROWS)) return 0;
+        k = (k + 1) & (size_t)(M->hcap - 1);
+    }
+    if (M->n + 1 > M->cap) {
+        int nc = M->cap ? M->cap * 2 : 1024;
+        uint8_t *t = realloc(M->rows, (size_t)nc * LP_ROWS);
+        if (!t) return -1;
+        M->rows = t;
+        M->cap = nc;
+    }
+    memcpy(M->rows + (size_t)M->n * LP_ROWS, row, LP_ROWS);
+    M->hash[k] = (h & 0xffffffff00000000ULL) | (uint64_t)(M->n + 1);
+    M->n++;
+    return 0;
+}
+
+/* The runs of (ace, mjpm) into M: with skip NULL the multisets that some placement (window and
+ * joker positions) cuts into two runs of at least 3 with a real card each, otherwise those of
+ * the other placements that are not in skip. A run that can be cut is the sum of two shorter
+ * melds (each in the list or cut again), so leaving it out changes no relaxation. Windows: rank
+ * positions 1 = A low .. 13 = K, 14 = A high; under wrap any cyclic window of 3-13 ranks. */
+static int lp_runs(MeldSet *M, const MeldSet *skip, int ace, int mjpm) {
+    uint8_t row[LP_ROWS];
+    int rc = 0;
+    int first = ace == ACE_HIGH ? 2 : 1, last = ace == ACE_LOW ? 13 : 14;
+    for (int start = 0; start < (ace == ACE_WRAP ? 13 : last) && !rc; start++)
+        for (int end = 0; end <= 14 && !rc; end++) {
+            int ranks[14], n = 0;
+            if (ace == ACE_WRAP) {
+                if (end < 3 || end > 13) continue; /* `end` is the length */
+                for (int t = 0; t < end; t++) ranks[n++] = (start + t) % 13;
+            } else {
+                if (start < first || end < start + 2 || end > last) continue;
+                if (ace == ACE_LOW_OR_HIGH && start == 1 && end == 14) continue;
+                for (int p = start; p <= end; p++) ranks[n++] = (p - 1) % 13;
+            }
+            int jm = mjpm < n - 1 ? mjpm : n - 1;
+            for (unsigned jmask = 0; jmask < (1u << n) && !rc; jmask++) {
+                int j = __builtin_popcount(jmask);
+                if (j > jm || lp_splits(jmask, n) != !skip) continue;
+                for (int s = 0; s < 4 && !rc; s++) {
+                    memset(row, 0, sizeof row);
+                    for (int t = 0; t < n; t++) {
+                        if (jmask >> t & 1) row[JOKER]++;
+                        else row[s * 13 + ranks[t]]++;
+                    }
+                    if (!skip || !meldset_has(skip, row)) rc = meldset_add(M, row);
+                }
+            }
+        }
+    return rc;
+}
+
+/* the meld list of (ace, mjpm) into L; 0 ok, -1 out of memory */
+static int lp_build(LpSlot *L, int ace, int mjpm) {
+    MeldSet M = {0};
+    uint8_t row[LP_ROWS];
+    int rc = 0;
+    for (int r = 0; r < 13 && !rc; r++)
+        for (int mask = 1; mask < 16 && !rc; mask++)
+            for (int j = 0; j <= mjpm && !rc; j++) {
+                int k = __builtin_popcount((unsigned)mask);
+                if (k + j < 3 || k + j > 4) continue;
+                memset(row, 0, sizeof row);
+                for (int s = 0; s < 4; s++) if (mask >> s & 1) row[s * 13 + r]++;
+                row[JOKER] = (uint8_t)j;
+                rc = meldset_add(&M, row);
+            }
+    /* runs: first every multiset that some placement cuts into two runs (split), then the others */
+    MeldSet split = {0};
+    if (!rc) rc = lp_runs(&split, NULL, ace, mjpm);
+    if (!rc) rc = lp_runs(&M, &split, ace, mjpm);
+    free(split.rows);
+    free(split.hash);
+    if (!rc) rc = lp_load(L, M.rows, M.n);
+    free(M.rows);
+    free(M.hash);
+    return rc;
+}
+
+/* the slot of (ace, mjpm, jokers), its melds built on first use; NULL out of memory */
+static LpSlot *lp_slot(int ace, int mjpm, int jokers) {
+    int jm = jokers > 0 ? mjpm : 0;
+    LpSlot *L = &lp_slots[ace * 5 + jm];
+    if (!L->ready && lp_build(L, ace, jm) < 0) return NULL;
+    return L;
+}
+
+/* lp_refute(lo, hi, ace, mjpm, jokers[, want_point]) -> True refuted | False | (want_point) the counts
+ * x - lo of an integral point, a partition into melds */
+static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
+    PyObject *olo, *ohi;
+    int ace, mjpm, jokers;
+    int want_point = 0;
+    if (!PyArg_ParseTuple(args, "OOiii|p", &olo, &ohi, &ace, &mjpm, &jokers, &want_point)) return NULL;
+    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0) {
+        PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: bad rules arguments");
+        return NULL;
+    }
+    long long lo[NT], hi[NT];
+    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0) return NULL;
+    int l[NT], h[NT];
+    for (int c = 0; c < NT; c++) {
+        if (lo[c] < 0 || hi[c] < lo[c] || hi[c] > 255) {
+            PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: need 0 <= lo <= hi <= 255");
+            return NULL;
+        }
+        l[c] = (int)lo[c];
+        h[c] = (int)hi[c];
+    }
+    LpSlot *L = lp_slot(ace, mjpm, jokers);
+    if (!L) return PyErr_NoMemory();
+    int x[NT];
+    int r = lp_run(L, l, h, want_point ? x : NULL);
+    if (r < 0) return PyErr_NoMemory();
+    if (r == 2) { /* x - lo as 53 int64 in a bytearray, like solve()'s counts */
+        PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
+        if (!ba) return NULL;
+        int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
+        for (int c = 0; c < NT; c++) cnt[c] = (int64_t)x[c] - l[c];
+        return ba;
+    }
+    return PyBool_FromLong(r == 1);
+}
+
+/* lp_melds(ace, mjpm, jokers) -> bytes: the slot's melds, 53 counts each (for the tests) */
+static PyObject *py_lp_melds(PyObject *self, PyObject *args) {
+    int ace, mjpm, jokers;
+    if (!PyArg_ParseTuple(args, "iii", &ace, &mjpm, &jokers)) return NULL;
+    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0) {
+        PyErr_SetString(PyExc_ValueError, "_dp.lp: bad rules arguments");
+        return NULL;
+    }
+    LpSlot *L = lp_slot(ace, mjpm, jokers);
+    if (!L) return PyErr_NoMemory();
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)L->n * LP_ROWS);
+    if (!out) return NULL;
+    uint8_t *b = (uint8_t *)PyBytes_AS_STRING(out);
+    memset(b, 0, (size_t)L->n * LP_ROWS);
+    for (int m = 0; m < L->n; m++)
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) b[(size_t)m * LP_ROWS + L->card[k]] = L->cnt[k];
+    return out;
+}
