@@ -73,6 +73,13 @@ def _play(res: tuple) -> Play:
     return tuple.__new__(Play, res)
 
 
+def _sweeps_down(sweep: str) -> bool:
+    """``sweep`` checked: True for ``"down"``, False for ``"up"``; ``OracleError`` otherwise."""
+    if sweep not in ("up", "down"):
+        raise OracleError(f"sweep must be 'up' or 'down', got {sweep!r}")
+    return sweep == "down"
+
+
 def solve(
     lo: Counts,
     hi: Counts,
@@ -93,9 +100,7 @@ def solve(
     though of several equally good plays they may return different ones. ``"down"`` is faster
     when what the question varies lies among the top ranks.
     """
-    if sweep not in ("up", "down"):
-        raise OracleError(f"sweep must be 'up' or 'down', got {sweep!r}")
-    down = sweep == "down"
+    down = _sweeps_down(sweep)
     if type(lo) is np.ndarray and type(hi) is np.ndarray and type(weights) is np.ndarray and weights.dtype is _INT64:
         # fast path, as in best_play
         try:
@@ -139,19 +144,18 @@ def feasible(
     with its own point when that point takes whole melds (:mod:`.lp`). Which ``x`` is returned is
     not specified; whether one is never varies.
     """
-    if sweep not in ("up", "down"):
-        raise OracleError(f"sweep must be 'up' or 'down', got {sweep!r}")
+    down = _sweeps_down(sweep)
     if int(min_open_points) < 0:
         raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
     lo_a = lo if type(lo) is np.ndarray and lo.dtype is _INT64 else _check(lo, "lo")
     hi_a = hi if type(hi) is np.ndarray and hi.dtype is _INT64 else _check(hi, "hi")
     try:
-        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), sweep == "down")
+        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
     except ValueError:  # not 53 values: the checks below say what is wrong
         res = 0
     if isinstance(res, int):
         lo_a, hi_a = _check(lo, "lo"), _check(hi, "hi")
-        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), sweep == "down")
+        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
         if isinstance(res, int):
             _raise_code(res, lo_a, hi_a, None, rules)
     return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
