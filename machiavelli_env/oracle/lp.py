@@ -40,12 +40,31 @@ def refutes(lo: np.ndarray, hi: np.ndarray, params: Params) -> bool:
 
 def settle(lo: np.ndarray, hi: np.ndarray, params: Params, want_point: bool) -> bool | bytearray:
     """:func:`refutes`' ``True`` (proven: no partition in the box); else, with ``want_point``, the
-    counts ``x - lo`` (53 int64 in a bytearray) of the relaxation's point when it takes a whole
-    number of copies of every meld (so ``x`` partitions into them: checked in integers); else
-    ``False``. Which point is found may depend on earlier questions (the simplex starts from the
-    last basis); that a box is feasible or not never does."""
-    ace, mjpm, _decks, jokers = params
-    return _dp.lp_refute(lo, hi, ace, mjpm, jokers, want_point)
+    counts ``x - lo`` (53 int64 in a bytearray) of a partition read off the relaxation's point, when
+    that works; else ``False``.
+
+    The point's whole melds (``floor(y)``) hold some of its rounded cards ``x``; the rest, if any,
+    is asked of the exact search as a repack for at most :data:`REST_WORK` expansions, and when
+    it can be arranged, ``x`` is a partition. Which point is found may depend on earlier questions
+    (the simplex starts from the last basis); whether a box holds a partition never does.
+    """
+    ace, mjpm, decks, jokers = params
+    got = _dp.lp_refute(lo, hi, ace, mjpm, jokers, want_point)
+    if isinstance(got, bool):
+        return got
+    counts, whole = got
+    rest = lo + np.frombuffer(counts, dtype=np.int64) - np.frombuffer(whole, dtype=np.int64)
+    if rest.any():
+        arranged = _dp.solve(rest, rest, _NO_WEIGHTS, ace, mjpm, 0, 0, decks, jokers, REST_WORK)
+        if not isinstance(arranged, tuple):  # no arrangement, or over the count
+            return False
+    return counts
+
+
+#: expansions allowed to the repack of what the relaxation's whole melds leave (see settle)
+REST_WORK = 3000
+_NO_WEIGHTS = np.zeros(53, dtype=np.int64)
+_NO_WEIGHTS.setflags(write=False)
 
 
 def melds(params: Params) -> np.ndarray:

@@ -149,29 +149,37 @@ static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int
     return 0;
 }
 
-/* the basic solution xb as a partition: 2 when every basic meld takes a whole number of copies and
- * their sum x (checked in integers) lies in [lo, hi] (x into point), else 0 */
-static int lp_integral(const LpSlot *L, const double *xb, const int *lo, const int *hi, const uint8_t *usable,
-                       int *point) {
-    int x[LP_ROWS] = {0};
+/* the basic solution xb read as cards: the rounded activity x = A y, kept in [lo, hi] (point), and
+ * the cards of its whole melds, A floor(y) (whole); 2 when whole <= point (then point = whole plus
+ * a rest the caller may try to arrange, none when y is integral), else 0 */
+static int lp_point(const LpSlot *L, const double *xb, const int *lo, const int *hi, const uint8_t *usable,
+                    int *point, int *whole) {
+    double ax[LP_ROWS] = {0};
+    int wh[LP_ROWS] = {0};
     for (int i = 0; i < LP_ROWS; i++) {
         int j = L->head[i];
-        if (j >= L->n) continue;
-        double r = floor(xb[i] + 0.5);
-        if (fabs(xb[i] - r) > 1e-7 || r < 0 || r > 255) return 0;
-        if (r > 0 && !usable[j]) return 0;
-        for (int k = L->start[j]; k < L->start[j + 1]; k++) x[L->card[k]] += (int)r * L->cnt[k];
+        if (j >= L->n || xb[i] <= 1e-9) continue;
+        if (!usable[j] || xb[i] > 255) return 0;
+        double f = floor(xb[i] + 1e-7);
+        for (int k = L->start[j]; k < L->start[j + 1]; k++) {
+            ax[L->card[k]] += xb[i] * L->cnt[k];
+            wh[L->card[k]] += (int)f * L->cnt[k];
+        }
     }
-    for (int c = 0; c < LP_ROWS; c++)
-        if (x[c] < lo[c] || x[c] > hi[c]) return 0;
-    memcpy(point, x, sizeof x);
+    for (int c = 0; c < LP_ROWS; c++) {
+        int x = (int)floor(ax[c] + 0.5);
+        x = x < lo[c] ? lo[c] : x > hi[c] ? hi[c] : x;
+        if (wh[c] > x) return 0;
+        point[c] = x;
+        whole[c] = wh[c];
+    }
     return 2;
 }
 
 /* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
- * checked), 2 a point found that is integral (then `point`, if given, holds its x: a partition of
- * x into melds, checked in integers), 0 neither, -1 out of memory */
-static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point) {
+ * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
+ * 0 neither, -1 out of memory */
+static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole) {
     const int n = L->n, nv = n + LP_ROWS;
     lp_calls++;
     uint8_t *usable = malloc((size_t)n);
@@ -211,8 +219,8 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point) {
             cb[i] = xb[i] < lb[i] - LP_TOL ? -1.0 : xb[i] > ub[i] + LP_TOL ? 1.0 : 0.0;
             infeasible |= cb[i] != 0.0;
         }
-        if (!infeasible) { /* a point of the relaxation: not refuted; a witness when integral */
-            if (point) result = lp_integral(L, xb, lo, hi, usable, point);
+        if (!infeasible) { /* a point of the relaxation: not refuted */
+            if (point) result = lp_point(L, xb, lo, hi, usable, point, whole);
             break;
         }
         double pi[LP_ROWS];
@@ -458,8 +466,9 @@ static LpSlot *lp_slot(int ace, int mjpm, int jokers) {
     return L;
 }
 
-/* lp_refute(lo, hi, ace, mjpm, jokers[, want_point]) -> True refuted | False | (want_point) the counts
- * x - lo of an integral point, a partition into melds */
+/* lp_refute(lo, hi, ace, mjpm, jokers[, want_point]) -> True refuted | False | (want_point, a point
+ * found) (x - lo, whole): the point's rounded cards over lo and the cards of its whole melds, each
+ * 53 int64 in a bytearray */
 static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
     PyObject *olo, *ohi;
     int ace, mjpm, jokers;
@@ -482,15 +491,16 @@ static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
     }
     LpSlot *L = lp_slot(ace, mjpm, jokers);
     if (!L) return PyErr_NoMemory();
-    int x[NT];
-    int r = lp_run(L, l, h, want_point ? x : NULL);
+    int x[NT], whole[NT];
+    int r = lp_run(L, l, h, want_point ? x : NULL, whole);
     if (r < 0) return PyErr_NoMemory();
-    if (r == 2) { /* x - lo as 53 int64 in a bytearray, like solve()'s counts */
-        PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
-        if (!ba) return NULL;
-        int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
-        for (int c = 0; c < NT; c++) cnt[c] = (int64_t)x[c] - l[c];
-        return ba;
+    if (r == 2) {
+        PyObject *a = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
+        PyObject *b = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
+        if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
+        int64_t *ca = (int64_t *)PyByteArray_AS_STRING(a), *cb = (int64_t *)PyByteArray_AS_STRING(b);
+        for (int c = 0; c < NT; c++) { ca[c] = (int64_t)x[c] - l[c]; cb[c] = whole[c]; }
+        return Py_BuildValue("(NN)", a, b);
     }
     return PyBool_FromLong(r == 1);
 }
