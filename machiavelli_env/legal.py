@@ -65,7 +65,6 @@ class RulesInfo:
     points: np.ndarray  # (53,) hand points of each card type
     pack: np.ndarray  # (53,) copies of each card type in the pack
     ones: np.ndarray  # (53,) weights of the "cards" objective
-    zeros: np.ndarray  # (53,) no weights: a feasibility question (any arrangement answers it)
 
 
 _INFO_BY_ID: dict[int, tuple[Rules, RulesInfo]] = {}
@@ -83,9 +82,7 @@ def rules_info(rules: Rules) -> RulesInfo:
         pack.setflags(write=False)
         # the oracle's own (read-only) weight arrays
         points, ones = oracle.objective_weights("points", rules), oracle.objective_weights("cards", rules)
-        zeros = np.zeros(NUM_TYPES, dtype=np.int64)
-        zeros.setflags(write=False)
-        info = RulesInfo(len(_INFO_BY_VALUE), points, pack, ones, zeros)
+        info = RulesInfo(len(_INFO_BY_VALUE), points, pack, ones)
         _INFO_BY_VALUE[rules] = info
     if len(_INFO_BY_ID) > 256:
         _INFO_BY_ID.clear()

@@ -147,17 +147,10 @@ def feasible(
     down = _sweeps_down(sweep)
     if int(min_open_points) < 0:
         raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
-    lo_a = lo if type(lo) is np.ndarray and lo.dtype is _INT64 else _check(lo, "lo")
-    hi_a = hi if type(hi) is np.ndarray and hi.dtype is _INT64 else _check(hi, "hi")
-    try:
-        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
-    except ValueError:  # not 53 values: the checks below say what is wrong
-        res = 0
+    lo_a, hi_a = _check(lo, "lo"), _check(hi, "hi")
+    res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
     if isinstance(res, int):
-        lo_a, hi_a = _check(lo, "lo"), _check(hi, "hi")
-        res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
-        if isinstance(res, int):
-            _raise_code(res, lo_a, hi_a, None, rules)
+        _raise_code(res, lo_a, hi_a, None, rules)
     return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
 
 

@@ -183,12 +183,8 @@ def raw_feasible(lo: np.ndarray, hi: np.ndarray, rules: Rules, need_group: bool,
     none, or an int error code as :func:`raw_solve`. Which ``x`` is not specified: past the race's
     count it may be the LP relaxation's own point, when that point takes whole melds (see
     :mod:`.lp`); the arrangement is not computed."""
-    res = _solve_noting_fallback(lo, hi, _NO_WEIGHTS, rules, need_group, min_open, down, any_point=True)[0]
+    res = _solve_noting_fallback(lo, hi, lp.NO_WEIGHTS, rules, need_group, min_open, down, any_point=True)[0]
     return res[1] if isinstance(res, tuple) else res
-
-
-_NO_WEIGHTS = np.zeros(NUM_TYPES, dtype=np.int64)
-_NO_WEIGHTS.setflags(write=False)
 
 
 def _solve_noting_fallback(
@@ -206,8 +202,7 @@ def _solve_noting_fallback(
         # (for a caller that wants only counts) a point that is a partition (see .lp)
         try:
             if down and not min_open:
-                res = _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
-                                          int(need_group), 0, decks, jokers, cap))
+                res = mirrored_solve(lo, hi, weights, rules, need_group, cap)
             else:
                 res = _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
         except MemoryError:
@@ -236,11 +231,14 @@ def _solve_noting_fallback(
     return ilp_solve(lo, hi, weights, rules, need_group, 0), True
 
 
-def mirrored_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool):
-    """:func:`raw_solve` (without opening points) asked of the mirrored position, answer mapped back."""
+def mirrored_solve(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, cap: int = 0
+):
+    """:func:`raw_solve` (without opening points) asked of the mirrored position, answer mapped back;
+    ``cap`` > 0: 5 once the search has done that much work (the extension's work cap)."""
     ace, mjpm, decks, jokers = rules_params(rules)
     return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
-                               int(need_group), 0, decks, jokers))
+                               int(need_group), 0, decks, jokers, cap))
 
 
 def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Rules, params: tuple | None = None):

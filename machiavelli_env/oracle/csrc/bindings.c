@@ -64,7 +64,6 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     g_mjpm = mjpm; /* part of the transition cache key */
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
     q->cap = -1;
-    q->stop = -1;
     q->rise = 0;
     q->usig_gen = 0;
     for (int c = 0; c < NT; c++) {

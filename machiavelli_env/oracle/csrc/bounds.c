@@ -635,8 +635,8 @@ static void sort_succ(Succ *a, size_t n) {
 
 /* Fail-soft search: the exact best completion value of (st, k0, k1) if it is >= need, else an
  * upper bound on it that is < need (NEG: no completion). `known` is node_bound(q, st, k0, k1) when
- * the caller has it (else UB_UNKNOWN). `acc`: the value of the path from the root. With a proven
- * bound q->stop on the optimum, a solution whose total reaches it ends the search: it is optimal,
+ * the caller has it (else UB_UNKNOWN). `acc`: the value of the path from the root. With a known
+ * bound q->cap on the optimum, a solution whose total reaches it ends the search: it is optimal,
  * every node on its path holds its exact value, and the search would have kept it anyway (only a
  * strictly better one replaces a solution found). Only in a level without an expansion budget:
  * there the answer is the same, found sooner, while a budgeted level that would have run out
@@ -697,7 +697,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         if (rr >= thr - c.w) {
             best = v;
             bestk = c.tr;
-            if (q->stop >= 0 && !dfs_limit && (long)acc + best >= q->stop) break;
+            if (q->cap >= 0 && !dfs_limit && (long)acc + best >= q->cap) break;
         }
         else if (v > ubrest) ubrest = v;
     }

@@ -119,7 +119,6 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
             if (c == JOKER) { q2.loJ++; q2.base += q->wJ; }
             else q2.base += q->w[c];
             q2.cap = value;
-            q2.stop = value; /* no play holding c beats the overall optimum */
             int32_t v2, path2[MAXST];
             int J2;
             int r2 = solve_query(&q2, &g_mirror, &mirrored, &v2, path2, &J2);

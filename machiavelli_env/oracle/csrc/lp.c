@@ -344,17 +344,21 @@ static uint64_t meld_hash(const uint8_t *row) {
     return h | 1;
 }
 
-/* is this meld (53 counts) in the set? */
-static int meldset_has(const MeldSet *M, const uint8_t *row) {
-    if (!M->hcap) return 0;
-    uint64_t h = meld_hash(row);
+/* the slot of this meld (53 counts, hash h): its own, or the free one where it would go. Slots hold
+ * (hash high bits << 32 | row index + 1), 0 free; equal hashes are compared in full */
+static size_t meldset_slot(const MeldSet *M, const uint8_t *row, uint64_t h) {
     size_t k = (size_t)(h >> 32) & (size_t)(M->hcap - 1);
     while (M->hash[k]) {
         uint32_t idx = (uint32_t)(M->hash[k] & 0xffffffffu) - 1;
-        if ((M->hash[k] >> 32) == (h >> 32) && !memcmp(M->rows + (size_t)idx * LP_ROWS, row, LP_ROWS)) return 1;
+        if ((M->hash[k] >> 32) == (h >> 32) && !memcmp(M->rows + (size_t)idx * LP_ROWS, row, LP_ROWS)) break;
         k = (k + 1) & (size_t)(M->hcap - 1);
     }
-    return 0;
+    return k;
+}
+
+/* is this meld in the set? */
+static int meldset_has(const MeldSet *M, const uint8_t *row) {
+    return M->hcap && M->hash[meldset_slot(M, row, meld_hash(row))] != 0;
 }
 
 /* add one meld (53 counts) unless present; 0 ok, -1 out of memory */
@@ -374,13 +378,8 @@ static int meldset_add(MeldSet *M, const uint8_t *row) {
         M->hash = t;
         M->hcap = nc;
     }
-    /* slots hold (hash high bits << 32 | row index + 1); equal rows compared in full */
-    size_t k = (size_t)(h >> 32) & (size_t)(M->hcap - 1);
-    while (M->hash[k]) {
-        uint32_t idx = (uint32_t)(M->hash[k] & 0xffffffffu) - 1;
-        if ((M->hash[k] >> 32) == (h >> 32) && !memcmp(M->rows + (size_t)idx * LP_ROWS, row, LP_ROWS)) return 0;
-        k = (k + 1) & (size_t)(M->hcap - 1);
-    }
+    size_t k = meldset_slot(M, row, h);
+    if (M->hash[k]) return 0;
     if (M->n + 1 > M->cap) {
         int nc = M->cap ? M->cap * 2 : 1024;
         uint8_t *t = realloc(M->rows, (size_t)nc * LP_ROWS);

@@ -103,11 +103,11 @@ static PyMethodDef methods[] = {
     {"lp_refute", py_lp_refute, METH_VARARGS,
      "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point]) -> True when the LP relaxation of the "
      "meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else False, "
-     "or with want_point the counts x - lo (53 int64 in a bytearray) of the point it found when that point "
-     "takes whole melds (a partition of x, checked in integers)"},
+     "or with want_point and a point found (x - lo, whole): its rounded cards over lo and the cards of its "
+     "whole melds (floor(y)), each 53 int64 in a bytearray"},
+
     {"lp_melds", py_lp_melds, METH_VARARGS,
      "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
-
     {"melds", py_melds, METH_O,
      "melds(encoded) -> list of melds: the arrangement of an answer (bytes: per meld, its length, then "
      "its card types) as lists of card types"},

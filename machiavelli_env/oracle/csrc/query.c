@@ -18,9 +18,8 @@ typedef struct {
     int8_t hn1[MAXPOS][4], hn2[MAXPOS][4], hnall[MAXPOS][4], has2[MAXPOS];
     int8_t rest_hi[MAXPOS][4];  /* real cards of rank P[p] in the suits after s */
     long base;                  /* sum of w * lo over real cards, plus wJ * loJ */
-    long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1 */
-    long stop;                  /* a proven upper bound on the optimum (absolute): the depth-first search stops
-                                 * at the first solution reaching it, or -1; see dfs */
+    long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1: asked for
+                                 * first, and the depth-first search stops at a solution reaching it (see dfs) */
     int rise;                   /* search rising from the value of playing nothing (solve_level) */
     int8_t gmax[MAXPOS];        /* most groups position p can hold: a suit sends at most that many cards to them */
     /* the relaxation's joker budget (bounds.c) counts in units of 1/junit joker; a card sent to a

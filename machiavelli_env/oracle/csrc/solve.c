@@ -189,7 +189,6 @@ static int mirror_query(const Query *q, Query *m) {
     static const int mirror_ace[5] = {ACE_HIGH, ACE_LOW, ACE_LOW_OR_HIGH, ACE_BOTH, ACE_WRAP};
     int r = setup_query(m, lo, hi, w, mirror_ace[q->ace], q->mjpm, q->need_group, 0, q->decks, q->jokers);
     m->cap = q->cap;
-    m->stop = q->stop;
     m->rise = q->rise;
     return r;
 }
