@@ -282,7 +282,7 @@ def best_play_counts(table: np.ndarray, hand: np.ndarray, rules: Rules, opened: 
         if res is None:
             return _ZERO.copy()
     else:  # raises OracleError when the table itself cannot be arranged
-        res = oracle.best_play(table, hand, rules, objective)
+        res = oracle.best_play(table, hand, rules, objective, arrange=False)
     x = res.counts
     if np.count_nonzero(x):
         _remember(info, opening, table, x, True)

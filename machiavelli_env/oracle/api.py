@@ -174,19 +174,22 @@ def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     return melds if isinstance(melds, list) else dp.decode_melds(melds)
 
 
-def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards") -> Play:
+def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards", *, arrange: bool = True) -> Play:
     """An optimal play from ``hand`` onto ``table`` (value 0 and no cards when nothing can be played).
 
     Raises :class:`OracleError` when the table itself cannot be arranged into valid melds.
+    ``arrange=False`` is for callers that need only the counts: the answer's ``melds`` may then be
+    ``None``, and the oracle skips arranging a table it has arranged before when nothing can be
+    played. The counts and value are the same either way.
     """
     # one call into the extension (rules found by identity, arrays read in place, the Play built
     # there); anything unusual (rules not seen yet, lists, another dtype or shape, a bad count, a
     # position too large for the memo) comes back NotImplemented and takes the general path
-    res = _direct_best(table, hand, rules, objective)
+    res = _direct_best(table, hand, rules, objective, arrange)
     if res.__class__ is Play:
         return res
     if res is NotImplemented:
-        res = _direct_again(_direct_best, table, hand, rules, objective)
+        res = _direct_again(_direct_best, table, hand, rules, objective, arrange)
         if res.__class__ is Play:
             return res
     if res is None:

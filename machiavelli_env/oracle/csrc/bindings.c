@@ -145,9 +145,49 @@ static inline const int64_t *tuple_counts(PyObject *t) {
 }
 
 static Query g_query, g_mirror;
+static int lp_narrow(Query *q); /* lp.c */
 static PyObject *py_melds(PyObject *self, PyObject *arg);
 
-static PyObject *run_solve(Query *q, int rc) {
+/* ------------------------------------------------------------------ tables known to be arrangeable
+ * Count vectors that an answer proved to partition into melds (its x = lo + counts), per rules
+ * arguments, in a small direct-mapped table. best_play(..., arrange=False) reads it when nothing
+ * can be played (lp_narrow took every hand type out), so that a table arranged before need not be
+ * arranged again to know that it can be: it skips a search whose answer is known, never changes one. */
+#define ARR_SLOTS 256
+typedef struct { uint8_t x[NT], rules[4], used; } Arranged;
+static Arranged arr_cache[ARR_SLOTS];
+
+static Arranged *arr_slot(const Query *q, const uint8_t *x) {
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(q->ace * 64 + q->mjpm * 16 + q->decks * 8 + q->jokers);
+    for (int c = 0; c < NT; c++) h = (h ^ x[c]) * 1099511628211ULL;
+    return &arr_cache[(h ^ (h >> 29)) % ARR_SLOTS];
+}
+static int arr_same(const Arranged *a, const Query *q, const uint8_t *x) {
+    return a->used && a->rules[0] == q->ace && a->rules[1] == q->mjpm && a->rules[2] == q->decks &&
+           a->rules[3] == q->jokers && memcmp(a->x, x, NT) == 0;
+}
+static int arr_known(const Query *q, const uint8_t *x) { return arr_same(arr_slot(q, x), q, x); }
+static void arr_note(const Query *q, const uint8_t *x) {
+    Arranged *a = arr_slot(q, x);
+    memcpy(a->x, x, NT);
+    a->rules[0] = (uint8_t)q->ace;
+    a->rules[1] = (uint8_t)q->mjpm;
+    a->rules[2] = (uint8_t)q->decks;
+    a->rules[3] = (uint8_t)q->jokers;
+    a->used = 1;
+}
+/* note the x of an answer (value, counts over lo, melds) of q */
+static void arr_note_answer(const Query *q, PyObject *res) {
+    const int64_t *cnt = (const int64_t *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(res, 1));
+    uint8_t x[NT];
+    for (int c = 0; c < NT; c++) x[c] = (uint8_t)(q->lo[c] + cnt[c]);
+    arr_note(q, x);
+}
+
+static PyObject *run_solve_melds(Query *q, int rc, int want_melds);
+static PyObject *run_solve(Query *q, int rc) { return run_solve_melds(q, rc, 1); }
+
+static PyObject *run_solve_melds(Query *q, int rc, int want_melds) {
     PyObject *res = NULL;
     if (rc < 0) goto done;
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
@@ -162,7 +202,7 @@ static PyObject *run_solve(Query *q, int rc) {
     if (r < 0) { set_err(r); goto done; }
     if (r == 0) { res = Py_None; Py_INCREF(res); goto done; }
     last_mirrored = mirrored;
-    res = result_tuple(mirrored ? &g_mirror : q, (long)value - q->base, path, J, 1, q->lo, mirrored);
+    res = result_tuple(mirrored ? &g_mirror : q, (long)value - q->base, path, J, want_melds, q->lo, mirrored);
 done:
     return res;
 }
@@ -192,6 +232,7 @@ static PyObject *py_best(PyObject *self, PyObject *args) {
     }
     int rc = setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers);
     g_query.rise = g_rise;
+    if (rc == 0) rc = lp_narrow(&g_query);
     return run_solve(&g_query, rc);
 }
 
@@ -421,18 +462,45 @@ static int direct_args(PyObject *a, PyObject *b, PyObject *rules, const char *bn
     return 0;
 }
 
+/* the answer "nothing to play" of q without an arrangement: Play (0, zero counts, None) */
+static PyObject *nothing_played(void) {
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
+    PyObject *v = PyLong_FromLong(0);
+    PyObject *out = ((PyTypeObject *)g_play_type)->tp_alloc((PyTypeObject *)g_play_type, 3);
+    if (!ba || !v || !out) {
+        Py_XDECREF(ba);
+        Py_XDECREF(v);
+        Py_XDECREF(out);
+        return NULL;
+    }
+    memset(PyByteArray_AS_STRING(ba), 0, NT * sizeof(int64_t));
+    Py_INCREF(Py_None);
+    PyTuple_SET_ITEM(out, 0, v);
+    PyTuple_SET_ITEM(out, 1, ba);
+    PyTuple_SET_ITEM(out, 2, Py_None);
+    return out;
+}
+
+/* best_play(table, hand, rules, objective[, arrange]): arrange false answers without melds (None),
+ * and a table known to be arrangeable (arr_known) with nothing to play needs no search */
 static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) Py_RETURN_NOTIMPLEMENTED;
+    if (nargs != 4 && nargs != 5) Py_RETURN_NOTIMPLEMENTED;
     int oc = objective_code(args[3]);
+    int arrange = nargs == 4 ? 1 : PyObject_IsTrue(args[4]);
+    if (arrange < 0) return fast_or_general(NULL);
     RulesEntry ea, *e = &ea;
     long long lo[NT], hi[NT];
     if (oc < 0 || direct_args(args[0], args[1], args[2], "hand", e, lo, hi)) Py_RETURN_NOTIMPLEMENTED;
-    int rc = setup_query(&g_query, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
+    Query *q = &g_query;
+    int rc = setup_query(q, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
-    g_query.rise = g_rise;
+    q->rise = g_rise;
+    if (lp_narrow(q) != 0) return fast_or_general(NULL);
+    if (!arrange && is_repack(q) && arr_known(q, q->lo)) return fast_or_general(nothing_played());
     g_result_type = (PyTypeObject *)g_play_type;
-    PyObject *res = run_solve(&g_query, 0);
+    PyObject *res = run_solve_melds(q, 0, arrange);
     g_result_type = NULL;
+    if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
     return fast_or_general(res);
 }
 
@@ -446,6 +514,7 @@ static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (rc != 0) return fast_or_general(NULL);
     PyObject *res = run_solve(&g_query, 0);
     if (!res || res == Py_None) return fast_or_general(res);
+    if (PyTuple_Check(res)) arr_note(&g_query, g_query.lo);
     PyObject *melds = py_melds(NULL, PyTuple_GET_ITEM(res, 2));
     Py_DECREF(res);
     return fast_or_general(melds);

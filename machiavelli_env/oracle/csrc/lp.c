@@ -21,6 +21,7 @@
  *
  * Deterministic: the simplex counts iterations, never time. */
 #define LP_ROWS NT          /* one row per card type, jokers included */
+#define LP_W 56             /* stored length of a column of the inverse (LP_ROWS rounded up: whole vector steps) */
 #define LP_SLOTS 25         /* meld lists: ace mode * 5 + joker limit (0 without jokers) */
 #define LP_MAXIT 400        /* simplex iterations per question */
 #define LP_REFACTOR 150     /* basis updates between fresh inverses */
@@ -31,24 +32,26 @@ typedef struct {
     int n;               /* melds */
     int32_t *start;      /* n + 1: column m is entries start[m] .. start[m + 1] - 1 */
     uint8_t *card, *cnt; /* its card types and copies */
+    double *cntd;        /* the copies as doubles (pricing) */
     int head[LP_ROWS];   /* the variable basic in each row: 0..n-1 a meld, n + c the slack of card c */
     int8_t *upper;       /* n + LP_ROWS: a nonbasic slack at its upper bound (1) or lower (0) */
     int32_t *pos;        /* n + LP_ROWS: row of a basic variable, -1 nonbasic */
-    double binv[LP_ROWS][LP_ROWS];
+    double bt[LP_ROWS][LP_W]; /* the basis inverse by columns: bt[c][i] = (B^-1)[i][c]; entries past LP_ROWS 0 */
     int updates;         /* since the last fresh inverse */
     int ready;
 } LpSlot;
 static LpSlot lp_slots[LP_SLOTS];
 static unsigned long long lp_iters = 0; /* simplex iterations since the module loaded */
 static unsigned long long lp_calls = 0, lp_refuted = 0, lp_points = 0;
+static unsigned long long lp_narrowed = 0; /* hand card types lp_narrow took out of best_play's box */
 
 static void lp_slack_basis(LpSlot *L) {
     for (int j = 0; j < L->n + LP_ROWS; j++) { L->pos[j] = -1; L->upper[j] = 0; }
-    memset(L->binv, 0, sizeof L->binv);
+    memset(L->bt, 0, sizeof L->bt);
     for (int c = 0; c < LP_ROWS; c++) {
         L->head[c] = L->n + c;
         L->pos[L->n + c] = c;
-        L->binv[c][c] = -1.0; /* the slack's column is -e_c */
+        L->bt[c][c] = -1.0; /* the slack's column is -e_c */
     }
     L->updates = 0;
 }
@@ -61,10 +64,11 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
     L->start = malloc((size_t)(n + 1) * sizeof(int32_t));
     L->card = malloc((size_t)nnz + 1);
     L->cnt = malloc((size_t)nnz + 1);
+    L->cntd = malloc(((size_t)nnz + 1) * sizeof(double));
     L->upper = malloc((size_t)(n + LP_ROWS));
     L->pos = malloc((size_t)(n + LP_ROWS) * sizeof(int32_t));
-    if (!L->start || !L->card || !L->cnt || !L->upper || !L->pos) {
-        free(L->start); free(L->card); free(L->cnt); free(L->upper); free(L->pos);
+    if (!L->start || !L->card || !L->cnt || !L->cntd || !L->upper || !L->pos) {
+        free(L->start); free(L->card); free(L->cnt); free(L->cntd); free(L->upper); free(L->pos);
         memset(L, 0, sizeof *L);
         return -1;
     }
@@ -73,7 +77,7 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
         L->start[m] = k;
         for (int c = 0; c < LP_ROWS; c++) {
             uint8_t a = matrix[(size_t)m * LP_ROWS + c];
-            if (a) { L->card[k] = (uint8_t)c; L->cnt[k] = a; k++; }
+            if (a) { L->card[k] = (uint8_t)c; L->cnt[k] = a; L->cntd[k] = a; k++; }
         }
     }
     L->start[n] = k;
@@ -109,9 +113,9 @@ static int lp_refactor(LpSlot *L) {
             for (int k = 0; k < 2 * LP_ROWS; k++) a[r][k] -= f * a[col][k];
         }
     }
-    /* rows of a now hold B^-1 with B's columns in head order: binv[i] = row i */
+    /* rows of a now hold B^-1 with B's columns in head order: row i of the inverse */
     for (int i = 0; i < LP_ROWS; i++)
-        for (int k = 0; k < LP_ROWS; k++) L->binv[i][k] = a[i][LP_ROWS + k];
+        for (int k = 0; k < LP_ROWS; k++) L->bt[k][i] = a[i][LP_ROWS + k];
     L->updates = 0;
     return 0;
 }
@@ -178,17 +182,21 @@ static int lp_point(const LpSlot *L, const double *xb, const int *lo, const int 
 
 /* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
  * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
- * 0 neither, -1 out of memory */
-static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole) {
+ * 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point found (per
+ * card type, the value of its slack). */
+static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act) {
     const int n = L->n, nv = n + LP_ROWS;
     lp_calls++;
     uint8_t *usable = malloc((size_t)n);
+    int32_t *ulist = malloc((size_t)n * sizeof(int32_t)); /* the usable melds, in order */
     double *xv = malloc((size_t)nv * sizeof(double)); /* values of the nonbasic slacks */
-    if (!usable || !xv) { free(usable); free(xv); return -1; }
+    if (!usable || !ulist || !xv) { free(usable); free(ulist); free(xv); return -1; }
+    int nu = 0;
     for (int m = 0; m < n; m++) {
         int ok = 1;
         for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
         usable[m] = (uint8_t)ok;
+        if (ok) ulist[nu++] = m;
     }
     int result = 0;
     if (L->updates >= LP_REFACTOR && lp_refactor(L) < 0) lp_slack_basis(L);
@@ -201,12 +209,13 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
                 int j = n + c;
                 if (L->pos[j] < 0) xv[j] = L->upper[j] ? hi[c] : lo[c];
             }
-            for (int i = 0; i < LP_ROWS; i++) {
-                double v = 0;
-                for (int c = 0; c < LP_ROWS; c++)
-                    if (L->pos[n + c] < 0 && xv[n + c] != 0.0) v += L->binv[i][c] * xv[n + c];
-                xb[i] = v;
+            double acc[LP_W] = {0};
+            for (int c = 0; c < LP_ROWS; c++) {
+                if (L->pos[n + c] >= 0 || xv[n + c] == 0.0) continue;
+                const double f = xv[n + c], *restrict col = L->bt[c];
+                for (int i = 0; i < LP_W; i++) acc[i] += f * col[i];
             }
+            for (int i = 0; i < LP_ROWS; i++) xb[i] = acc[i];
             for (int i = 0; i < LP_ROWS; i++) {
                 int j = L->head[i];
                 if (j >= n) { lb[i] = lo[j - n]; ub[i] = hi[j - n]; }
@@ -220,23 +229,29 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
             infeasible |= cb[i] != 0.0;
         }
         if (!infeasible) { /* a point of the relaxation: not refuted */
+            if (act)
+                for (int c = 0; c < LP_ROWS; c++) act[c] = L->pos[n + c] >= 0 ? xb[L->pos[n + c]] : xv[n + c];
             if (point) result = lp_point(L, xb, lo, hi, usable, point, whole);
             break;
         }
-        double pi[LP_ROWS];
+        double pi[LP_ROWS]; /* cb B^-1: per column of the inverse, over the rows out of their bounds */
+        int rows[LP_ROWS], nr = 0;
+        for (int i = 0; i < LP_ROWS; i++) if (cb[i] != 0.0) rows[nr++] = i;
         for (int c = 0; c < LP_ROWS; c++) {
+            const double *restrict col = L->bt[c];
             double v = 0;
-            for (int i = 0; i < LP_ROWS; i++) if (cb[i] != 0.0) v += cb[i] * L->binv[i][c];
+            for (int t = 0; t < nr; t++) v += cb[rows[t]] * col[rows[t]];
             pi[c] = v;
         }
         /* pricing: d_j = c_j - pi . a_j (a meld at 0 enters rising if d < 0); slack c: d = pi_c */
         int q = -1, qdir = 0;
         double best = 0;
         const int bland = deg > 50;
-        for (int m = 0; m < n && !(bland && q >= 0); m++) {
-            if (L->pos[m] >= 0 || !usable[m]) continue;
+        for (int t = 0; t < nu && !(bland && q >= 0); t++) {
+            const int m = ulist[t];
+            if (L->pos[m] >= 0) continue;
             double d = 0.0;
-            for (int k = L->start[m]; k < L->start[m + 1]; k++) d -= pi[L->card[k]] * L->cnt[k];
+            for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
             if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
         }
         for (int c = 0; c < LP_ROWS && !(bland && q >= 0); c++) {
@@ -257,16 +272,14 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
         if (it >= LP_MAXIT) { lp_slack_basis(L); break; }
         lp_iters++;
         /* direction: alpha = B^-1 a_q; basic i moves at rate -qdir * alpha_i */
-        double alpha[LP_ROWS];
+        double alpha[LP_W] = {0};
         if (q < n) {
-            for (int i = 0; i < LP_ROWS; i++) alpha[i] = 0;
             for (int k = L->start[q]; k < L->start[q + 1]; k++) {
-                int c = L->card[k];
-                double a = L->cnt[k];
-                for (int i = 0; i < LP_ROWS; i++) alpha[i] += L->binv[i][c] * a;
+                const double a = L->cnt[k], *restrict col = L->bt[L->card[k]];
+                for (int i = 0; i < LP_W; i++) alpha[i] += a * col[i];
             }
         } else {
-            for (int i = 0; i < LP_ROWS; i++) alpha[i] = -L->binv[i][q - n];
+            for (int i = 0; i < LP_ROWS; i++) alpha[i] = -L->bt[q - n][i];
         }
         double tmax = q >= n ? (double)(hi[q - n] - lo[q - n]) : HUGE_VAL;
         int r = -1, rup = 0;
@@ -309,18 +322,22 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
         xb[r] = enter;
         if (q >= n) { lb[r] = lo[q - n]; ub[r] = hi[q - n]; }
         else { lb[r] = 0; ub[r] = HUGE_VAL; }
-        double ar = alpha[r];
-        for (int k = 0; k < LP_ROWS; k++) L->binv[r][k] /= ar;
-        for (int i = 0; i < LP_ROWS; i++) {
-            if (i == r || alpha[i] == 0.0) continue;
-            double f = alpha[i];
-            for (int k = 0; k < LP_ROWS; k++) L->binv[i][k] -= f * L->binv[r][k];
+        /* row r of the inverse divided by alpha_r, then taken alpha_i times from every other row i */
+        const double ar = alpha[r];
+        alpha[r] = 0.0;
+        for (int k = 0; k < LP_ROWS; k++) {
+            double *restrict col = L->bt[k];
+            const double f = col[r] / ar;
+            if (f == 0.0) continue;
+            for (int i = 0; i < LP_W; i++) col[i] -= f * alpha[i];
+            col[r] = f;
         }
         if (++L->updates >= LP_REFACTOR) {
             if (lp_refactor(L) < 0) { lp_slack_basis(L); break; }
         }
     }
     free(usable);
+    free(ulist);
     free(xv);
     lp_refuted += result == 1;
     lp_points += result == 2;
@@ -491,7 +508,7 @@ static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
     LpSlot *L = lp_slot(ace, mjpm, jokers);
     if (!L) return PyErr_NoMemory();
     int x[NT], whole[NT];
-    int r = lp_run(L, l, h, want_point ? x : NULL, whole);
+    int r = lp_run(L, l, h, want_point ? x : NULL, whole, NULL);
     if (r < 0) return PyErr_NoMemory();
     if (r == 2) {
         PyObject *a = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
@@ -521,4 +538,107 @@ static PyObject *py_lp_melds(PyObject *self, PyObject *args) {
     for (int m = 0; m < L->n; m++)
         for (int k = L->start[m]; k < L->start[m + 1]; k++) b[(size_t)m * LP_ROWS + L->card[k]] = L->cnt[k];
     return out;
+}
+
+/* ------------------------------------------------------------------ narrowing best_play's box
+ * A hand card type c whose box [lo + e_c, hi] the relaxation refutes lies in no play: hi_c = lo_c
+ * asks the same question (the same plays, so the same optimum) with fewer branches to search, and
+ * when every type goes, the answer is the table's own arrangement. Asked of best_play's questions
+ * with a joker among their cards on tables of at least g_lp_narrow cards (0: never), always from
+ * the slack basis, so that which types go, and so which of several equally good plays the search
+ * returns, depends on the question alone, never on the questions asked before. */
+static long g_lp_narrow = 30;
+
+/* The basis each narrowing starts from: the simplex's last basis for the table's own box [lo, lo],
+ * from the slack basis, a function of the table alone. Kept for the LP_TABLES tables asked last
+ * (a table stays for several turns while the players draw), so a table seen before costs a copy. */
+#define LP_TABLES 8
+typedef struct {
+    const LpSlot *slot; /* NULL: free */
+    uint8_t lo[NT];
+    unsigned long long used; /* lp_table_clock when last read */
+    int head[LP_ROWS], updates;
+    int8_t *upper;           /* n + LP_ROWS each, as in the slot */
+    int32_t *pos;
+    double bt[LP_ROWS][LP_W];
+} LpTableBasis;
+static LpTableBasis lp_tables[LP_TABLES];
+static unsigned long long lp_table_clock = 0;
+
+/* L set to the basis of table lo's own box (found, or computed and kept); 0 ok, -1 out of memory */
+static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
+    const size_t nv = (size_t)L->n + LP_ROWS;
+    LpTableBasis *T = NULL, *old = &lp_tables[0];
+    for (int i = 0; i < LP_TABLES; i++) {
+        LpTableBasis *t = &lp_tables[i];
+        if (t->slot == L && !memcmp(t->lo, lo, NT)) { T = t; break; }
+        if (t->used < old->used) old = t;
+    }
+    if (T) {
+        memcpy(L->head, T->head, sizeof L->head);
+        memcpy(L->upper, T->upper, nv);
+        memcpy(L->pos, T->pos, nv * sizeof(int32_t));
+        memcpy(L->bt, T->bt, sizeof L->bt);
+        L->updates = T->updates;
+        T->used = ++lp_table_clock;
+        return 0;
+    }
+    lp_slack_basis(L);
+    int box[NT];
+    for (int c = 0; c < NT; c++) box[c] = lo[c];
+    if (lp_run(L, box, box, NULL, NULL, NULL) < 0) return -1;
+    T = old;
+    if (T->slot != L) { /* arrays sized for another meld list */
+        free(T->upper);
+        free(T->pos);
+        T->slot = NULL;
+        T->upper = malloc(nv);
+        T->pos = malloc(nv * sizeof(int32_t));
+        if (!T->upper || !T->pos) { free(T->upper); free(T->pos); T->upper = NULL; T->pos = NULL; return 0; }
+    }
+    T->slot = L;
+    memcpy(T->lo, lo, NT);
+    memcpy(T->head, L->head, sizeof L->head);
+    memcpy(T->upper, L->upper, nv);
+    memcpy(T->pos, L->pos, nv * sizeof(int32_t));
+    memcpy(T->bt, L->bt, sizeof L->bt);
+    T->updates = L->updates;
+    T->used = ++lp_table_clock;
+    return 0;
+}
+
+/* q narrowed in place (set up again when a type goes). 0, or setup_query's code */
+static int lp_narrow(Query *q) {
+    if (g_lp_narrow <= 0 || q->hiJ == 0 || q->min_open || q->need_group) return 0;
+    int l[NT], h[NT], table = 0, open = 0;
+    for (int c = 0; c < NT; c++) {
+        l[c] = q->lo[c];
+        h[c] = q->hi[c];
+        table += l[c];
+        open += h[c] > l[c];
+    }
+    if (table < g_lp_narrow || !open) return 0;
+    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
+    if (!L || lp_table_basis(L, q->lo) < 0) return 0; /* out of memory: the search alone */
+    int cut = 0;
+    uint8_t kept[NT] = {0}; /* a point found holds another copy of the type: its box has one too */
+    double act[NT];
+    for (int c = 0; c < NT; c++) {
+        if (h[c] <= l[c] || kept[c]) continue;
+        l[c]++;
+        for (int d = 0; d < NT; d++) act[d] = 0.0;
+        int r = lp_run(L, l, h, NULL, NULL, act);
+        l[c]--;
+        if (r == 1) { h[c] = l[c]; cut++; }
+        else
+            for (int d = c + 1; d < NT; d++) kept[d] |= act[d] >= l[d] + 1 - 1e-9;
+    }
+    lp_narrowed += cut;
+    if (!cut) return 0;
+    long long lo[NT], hi[NT], w[NT];
+    for (int c = 0; c < NT; c++) { lo[c] = l[c]; hi[c] = h[c]; w[c] = q->w[c]; }
+    const int rise = q->rise, ace = q->ace, mjpm = q->mjpm, decks = q->decks, jokers = q->jokers;
+    int rc = setup_query(q, lo, hi, w, ace, mjpm, 0, 0, decks, jokers);
+    q->rise = rise;
+    return rc;
 }

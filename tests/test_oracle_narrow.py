@@ -1,0 +1,138 @@
+"""best_play's LP narrowing: hand card types the LP relaxation proves to be in no play are taken out
+of the question before the search. The value never changes (checked against the search alone and
+the integer programme), the narrowing does take types out, which play is returned depends on the
+question alone (never on the questions asked before), and ``arrange=False`` answers the same counts,
+without an arrangement and, on a table arranged before with nothing to play, without a search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from machiavelli_env.agents.base import turn_from_state
+from machiavelli_env.agents.registry import make_agent
+
+from machiavelli_env import game
+from machiavelli_env.oracle import _dp, dp, ilp
+from machiavelli_env.oracle import api as oracle
+from machiavelli_env.oracle.result import OracleError
+from machiavelli_env.rules import Rules
+
+
+def _greedy_questions(preset: str, games: int, seed: int, min_table: int = 30) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(table, hand) of greedy self-play turns with a joker among the cards and a table of at least
+    ``min_table`` cards: the questions the narrowing is asked of (small hands on crowded tables)."""
+    rules = Rules.load(preset)
+    agents = [make_agent("greedy", rules) for _ in range(rules.players)]
+    out = []
+    for g in range(games):
+        state = game.new_game(rules, seed + g)
+        while not state.done:
+            turn = turn_from_state(state, state.current)
+            t, h = state.table, turn.hand
+            if t.sum() >= min_table and h.any() and t[52] + h[52] > 0:
+                out.append((t.copy(), h.copy()))
+            state = game.step(state, np.asarray(agents[state.current].act(turn), dtype=np.int64))
+    return out
+
+
+def _narrowing(on: bool) -> int:
+    """Turn the narrowing on (its default threshold) or off; returns the previous threshold."""
+    old = _dp.set_params()["lp_narrow"]
+    _dp.set_params(lp_narrow=30 if on else 0)
+    return old
+
+
+@pytest.fixture(scope="module")
+def questions() -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    return {p: _greedy_questions(p, games=4, seed=9500) for p in ("classic_jokers", "jokers2", "spanish_comodines")}
+
+
+@pytest.mark.parametrize("preset", ["classic_jokers", "jokers2", "spanish_comodines"])
+def test_narrowing_changes_no_value_and_takes_types_out(preset: str, questions: dict) -> None:
+    rules = Rules.load(preset)
+    qs = questions[preset]
+    assert len(qs) >= 20
+    old = _narrowing(False)
+    try:
+        alone = [oracle.best_play(t, h, rules) for t, h in qs]
+    finally:
+        _dp.set_params(lp_narrow=old)
+    before = dp.stats()["lp_narrowed"]
+    narrowed = [oracle.best_play(t, h, rules) for t, h in qs]
+    assert dp.stats()["lp_narrowed"] > before  # a narrowing that never narrows fails here
+    for (t, h), a, b in zip(qs, alone, narrowed, strict=True):
+        assert a.value == b.value
+        assert np.all(b.counts >= 0) and np.all(b.counts <= h)
+        if b.counts.any():
+            assert oracle.repack(t, b.counts, rules) is not None
+
+
+@pytest.mark.parametrize("preset", ["classic_jokers", "spanish_comodines"])
+def test_narrowed_values_are_the_integer_programmes(preset: str, questions: dict) -> None:
+    rules = Rules.load(preset)
+    w = oracle.objective_weights("cards", rules)
+    for t, h in questions[preset][::4]:
+        ref = ilp.solve_bounds(t, t + h, w, rules)
+        assert ref is not None
+        assert oracle.best_play(t, h, rules).value == ref.value
+
+
+def test_the_play_depends_on_the_question_alone(questions: dict) -> None:
+    rules = Rules.load("classic_jokers")
+    qs = questions["classic_jokers"]
+    first = [oracle.best_play(t, h, rules).counts.tolist() for t, h in qs]
+    # other questions in between move the LP's warm start and fill the oracle's caches
+    other = Rules.load("jokers2")
+    for t, h in questions["jokers2"][:10]:
+        oracle.best_play(t, h, other)
+        oracle.feasible(t, t + h, other, sweep="down")
+    again = [oracle.best_play(t, h, rules).counts.tolist() for t, h in reversed(qs)][::-1]
+    assert first == again
+
+
+def test_the_narrowing_starts_from_the_tables_own_basis(questions: dict) -> None:
+    # the simplex's path, counted in iterations, is the same whatever was asked just before: each
+    # narrowing starts from a basis of the table alone, never from the last question's
+    rules, other = Rules.load("classic_jokers"), Rules.load("jokers2")
+    qs, others = questions["classic_jokers"], questions["jokers2"]
+    stepped = 0
+    for i, (t, h) in enumerate(qs[:8]):
+        oracle.best_play(t, h, rules)  # its table's basis computed (and kept)
+        paths = []
+        for a in (others[i], others[-1 - i]):
+            oracle.best_play(*a, other)
+            oracle.feasible(a[0], a[0] + a[1], other, sweep="down")
+            s0 = dp.stats()
+            oracle.best_play(t, h, rules)
+            s1 = dp.stats()
+            paths.append((s1["lp_calls"] - s0["lp_calls"], s1["lp_iterations"] - s0["lp_iterations"]))
+        assert paths[0] == paths[1]
+        stepped += paths[0][1] > 0
+    assert stepped > 0
+
+
+def test_arrange_false_gives_the_same_counts_without_melds(questions: dict) -> None:
+    rules = Rules.load("jokers2")
+    skipped = 0
+    for t, h in questions["jokers2"]:
+        full = oracle.best_play(t, h, rules)
+        w0 = dp.work()
+        bare = oracle.best_play(t, h, rules, arrange=False)
+        skipped += dp.work() == w0 and not bare.counts.any()
+        assert bare.value == full.value and bare.counts.tolist() == full.counts.tolist()
+        assert bare.melds is None or bare.melds == full.melds
+    # a table arranged by the call before, with nothing to play: answered without a search
+    assert skipped > 0
+
+
+def test_arrange_false_still_rejects_a_table_that_cannot_be_arranged() -> None:
+    rules = Rules.load("classic_jokers")
+    table = np.zeros(53, dtype=np.int64)
+    table[[0, 1, 2, 13, 14, 15, 26, 27, 28, 39, 40, 41]] = 1  # four runs of ace, 2, 3
+    table[[6, 52]] = 1  # a 7 and a joker: no meld
+    table[[30, 33]] = 1
+    hand = np.zeros(53, dtype=np.int64)
+    hand[[19, 45]] = 1
+    for arrange in (True, False):
+        with pytest.raises(OracleError, match="cannot be arranged"):
+            oracle.best_play(table, hand, rules, arrange=arrange)
