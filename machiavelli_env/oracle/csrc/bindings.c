@@ -145,7 +145,7 @@ static inline const int64_t *tuple_counts(PyObject *t) {
 }
 
 static Query g_query, g_mirror;
-static int lp_narrow(Query *q); /* lp.c */
+static int lp_narrow(Query *q), lp_whole_play(Query *q); /* lp.c */
 static PyObject *py_melds(PyObject *self, PyObject *arg);
 
 /* ------------------------------------------------------------------ tables known to be arrangeable
@@ -462,10 +462,13 @@ static int direct_args(PyObject *a, PyObject *b, PyObject *rules, const char *bn
     return 0;
 }
 
-/* the answer "nothing to play" of q without an arrangement: Play (0, zero counts, None) */
-static PyObject *nothing_played(void) {
+/* an answer of q without an arrangement: Play (value, x - lo, None) with x = lo (nothing played)
+ * or x = hi (everything) */
+static PyObject *bare_play(const Query *q, int everything) {
     PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
-    PyObject *v = PyLong_FromLong(0);
+    long value = 0;
+    for (int c = 0; c < NT && everything; c++) value += (long)q->w[c] * (q->hi[c] - q->lo[c]);
+    PyObject *v = PyLong_FromLong(value);
     PyObject *out = ((PyTypeObject *)g_play_type)->tp_alloc((PyTypeObject *)g_play_type, 3);
     if (!ba || !v || !out) {
         Py_XDECREF(ba);
@@ -473,7 +476,8 @@ static PyObject *nothing_played(void) {
         Py_XDECREF(out);
         return NULL;
     }
-    memset(PyByteArray_AS_STRING(ba), 0, NT * sizeof(int64_t));
+    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
+    for (int c = 0; c < NT; c++) cnt[c] = everything ? (int64_t)q->hi[c] - q->lo[c] : 0;
     Py_INCREF(Py_None);
     PyTuple_SET_ITEM(out, 0, v);
     PyTuple_SET_ITEM(out, 1, ba);
@@ -482,7 +486,8 @@ static PyObject *nothing_played(void) {
 }
 
 /* best_play(table, hand, rules, objective[, arrange]): arrange false answers without melds (None),
- * and a table known to be arrangeable (arr_known) with nothing to play needs no search */
+ * a table known to be arrangeable (arr_known) with nothing to play needs no search, and a whole
+ * hand (what narrowing leaves) proven a partition by the LP's point (lp_whole_play) neither */
 static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4 && nargs != 5) Py_RETURN_NOTIMPLEMENTED;
     int oc = objective_code(args[3]);
@@ -496,7 +501,13 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (rc != 0) return fast_or_general(NULL);
     q->rise = g_rise;
     if (lp_narrow(q) != 0) return fast_or_general(NULL);
-    if (!arrange && is_repack(q) && arr_known(q, q->lo)) return fast_or_general(nothing_played());
+    if (!arrange) {
+        if (is_repack(q) && arr_known(q, q->lo)) return fast_or_general(bare_play(q, 0));
+        if (lp_whole_play(q) == 1) {
+            arr_note(q, q->hi);
+            return fast_or_general(bare_play(q, 1));
+        }
+    }
     g_result_type = (PyTypeObject *)g_play_type;
     PyObject *res = run_solve_melds(q, 0, arrange);
     g_result_type = NULL;

@@ -19,6 +19,10 @@
  * arithmetic, so a refutation never rests on floating point: when rounding or the simplex fails, the
  * answer is "not refuted" and the exact search decides.
  *
+ * The same relaxation narrows best_play's questions (lp_narrow, at the end): hand card types it
+ * proves to be in no play are taken out before the search, and what is left may be proven a
+ * partition off its point (lp_whole_play).
+ *
  * Deterministic: the simplex counts iterations, never time. */
 #define LP_ROWS NT          /* one row per card type, jokers included */
 #define LP_W 56             /* stored length of a column of the inverse (LP_ROWS rounded up: whole vector steps) */
@@ -72,14 +76,19 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
         memset(L, 0, sizeof *L);
         return -1;
     }
-    int k = 0;
-    for (int m = 0; m < n; m++) {
-        L->start[m] = k;
-        for (int c = 0; c < LP_ROWS; c++) {
-            uint8_t a = matrix[(size_t)m * LP_ROWS + c];
-            if (a) { L->card[k] = (uint8_t)c; L->cnt[k] = a; L->cntd[k] = a; k++; }
+    /* columns stored by their number of card types, fewest first (then in list order): the
+     * pricing loop over a column's entries then runs the same length many times in a row */
+    int k = 0, m = 0;
+    for (int len = 1; len <= LP_ROWS && m < n; len++)
+        for (int i = 0; i < n; i++) {
+            const uint8_t *row = matrix + (size_t)i * LP_ROWS;
+            int types = 0;
+            for (int c = 0; c < LP_ROWS; c++) types += row[c] != 0;
+            if (types != len) continue;
+            L->start[m++] = k;
+            for (int c = 0; c < LP_ROWS; c++)
+                if (row[c]) { L->card[k] = (uint8_t)c; L->cnt[k] = row[c]; L->cntd[k] = row[c]; k++; }
         }
-    }
     L->start[n] = k;
     L->n = n;
     lp_slack_basis(L);
@@ -607,17 +616,23 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     return 0;
 }
 
+/* is q a question lp_narrow asks (a joker among its cards, a table of g_lp_narrow cards or more,
+ * something to play, no opening condition)? */
+static int lp_narrow_applies(const Query *q) {
+    if (g_lp_narrow <= 0 || q->hiJ == 0 || q->min_open || q->need_group || is_repack(q)) return 0;
+    int table = 0;
+    for (int c = 0; c < NT; c++) table += q->lo[c];
+    return table >= g_lp_narrow;
+}
+
 /* q narrowed in place (set up again when a type goes). 0, or setup_query's code */
 static int lp_narrow(Query *q) {
-    if (g_lp_narrow <= 0 || q->hiJ == 0 || q->min_open || q->need_group) return 0;
-    int l[NT], h[NT], table = 0, open = 0;
+    if (!lp_narrow_applies(q)) return 0;
+    int l[NT], h[NT];
     for (int c = 0; c < NT; c++) {
         l[c] = q->lo[c];
         h[c] = q->hi[c];
-        table += l[c];
-        open += h[c] > l[c];
     }
-    if (table < g_lp_narrow || !open) return 0;
     LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
     if (!L || lp_table_basis(L, q->lo) < 0) return 0; /* out of memory: the search alone */
     int cut = 0;
@@ -641,4 +656,42 @@ static int lp_narrow(Query *q) {
     int rc = setup_query(q, lo, hi, w, ace, mjpm, 0, 0, decks, jokers);
     q->rise = rise;
     return rc;
+}
+
+/* After lp_narrow, for an answer without melds: can everything left be played? When every type
+ * left has a positive weight, that play (x = hi) is the only one of the largest value, so it is the
+ * answer whenever hi partitions into melds. Asked of the relaxation's point for the box [hi, hi]
+ * (the simplex going on from the narrowing's basis, so again a function of the question): its
+ * whole melds (floor(y)), and a repack of at most LP_REST_WORK expansions of the cards they leave.
+ * 1 when that proves hi a partition, 0 when it does not (the search decides), <0 error. */
+#define LP_REST_WORK 3000 /* as lp.REST_WORK */
+static Query g_rest;
+static int lp_whole_play(Query *q) {
+    if (!q->rise || !lp_narrow_applies(q)) return 0;
+    int box[NT], point[NT], whole[NT];
+    for (int c = 0; c < NT; c++) {
+        if (q->hi[c] > q->lo[c] && q->w[c] <= 0) return 0;
+        box[c] = q->hi[c];
+    }
+    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
+    if (!L) return 0;
+    int r = lp_run(L, box, box, point, whole, NULL);
+    if (r != 2) return r < 0 ? r : 0;
+    long long rest[NT], none[NT];
+    int any = 0;
+    for (int c = 0; c < NT; c++) {
+        rest[c] = box[c] - whole[c];
+        none[c] = 0;
+        any |= rest[c] != 0;
+    }
+    if (!any) return 1;
+    int rc = setup_query(&g_rest, rest, rest, none, q->ace, q->mjpm, 0, 0, q->decks, q->jokers);
+    if (rc != 0) return rc < 0 ? rc : 0;
+    const unsigned long long cap0 = g_cap_at;
+    g_cap_at = g_work + LP_REST_WORK;
+    int32_t value, path[MAXST];
+    int J, mirrored;
+    int found = solve_query(&g_rest, &g_mirror, &mirrored, &value, path, &J);
+    g_cap_at = cap0;
+    return found == -6 ? 0 : found;
 }
