@@ -135,9 +135,10 @@ def test_whole_hand_plays_are_the_same_with_and_without_the_whole_hand_probe(cas
     """When the whole hand can be played, the probe (no bounds, stops at the first arrangement)
     and the bounded search give the same play, and the probe's arrangement is valid."""
     rules, table, hand, _ = _case(case)
-    with search_params(full=0):
+    # the search's own probe: the LP's narrowing off (it would settle some of these first)
+    with search_params(full=0, lp_narrow=0):
         without = best_play(table, hand, rules, "cards")
-    with search_params(full=100_000) as _dp:
+    with search_params(full=100_000, lp_narrow=0) as _dp:
         with_probe = best_play(table, hand, rules, "cards")
         assert _dp.stats()["last_method"] == 3, "the probe did not find the whole-hand play"
     assert without.value == with_probe.value == len(case["hand"])
@@ -198,7 +199,7 @@ def test_answers_found_by_the_mirrored_sweep_keep_the_known_optima() -> None:
     mirrored sweep answers a good share of them."""
     cases = [c for c in _RAW if c["id"] not in HEAVY][::3]
     mirrored = 0
-    with search_params(budget=20, probe=20, rise_probe=20, full=0) as _dp:
+    with search_params(budget=20, probe=20, rise_probe=20, full=0, lp_narrow=0) as _dp:
         for c in cases:
             rules, table, hand, _ = _case(c)
             for objective, key in (("cards", "max_cards"), ("points", "max_points")):
@@ -252,11 +253,11 @@ def test_a_whole_hand_probe_out_of_expansions_tries_the_mirrored_position_next()
     arrangement. Switched off, the bounded search finds the same play."""
     case = next(c for c in _RAW if c["id"] == "s1-42")
     rules, table, hand, _ = _case(case)
-    with search_params(mirror_probe=1) as _dp:
+    with search_params(mirror_probe=1, lp_narrow=0) as _dp:
         play = best_play(table, hand, rules, "cards")
         stats = _dp.stats()
     assert (stats["last_method"], stats["last_mirrored"]) == (3, 1)
-    with search_params(mirror_probe=0) as _dp:
+    with search_params(mirror_probe=0, lp_narrow=0) as _dp:
         bounded = best_play(table, hand, rules, "cards")
         assert _dp.stats()["last_method"] != 3
     assert play.value == bounded.value == case["max_cards"] == len(case["hand"])

@@ -65,6 +65,7 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
     if (!ident_ready || ss_n > SIDMAX / 2 || tr_n > (size_t)6e6) reset_caches();
     q->cap = -1;
     q->rise = 0;
+    q->cap_anywhere = 0;
     q->usig_gen = 0;
     for (int c = 0; c < NT; c++) {
         q->lo[c] = (uint8_t)lo[c];
@@ -144,8 +145,8 @@ static inline const int64_t *tuple_counts(PyObject *t) {
     return (const int64_t *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(t, 1));
 }
 
-static Query g_query, g_mirror;
-static int lp_narrow(Query *q), lp_whole_play(Query *q); /* lp.c */
+static Query g_query, g_mirror, g_rest; /* g_rest: a repack asked on the way (lp.c, arranged_play) */
+static int lp_narrow(Query *q), lp_best_bound(Query *q); /* lp.c */
 static PyObject *py_melds(PyObject *self, PyObject *arg);
 
 /* ------------------------------------------------------------------ tables known to be arrangeable
@@ -220,6 +221,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
 }
 
 /* best(table, hand, w, ace, mjpm, decks, jokers): lo = table, hi = table + hand */
+static PyObject *best_answer(Query *q, int arrange);
+
 static PyObject *py_best(PyObject *self, PyObject *args) {
     PyObject *ot, *oh, *ow;
     int ace, mjpm, decks, jokers;
@@ -231,9 +234,9 @@ static PyObject *py_best(PyObject *self, PyObject *args) {
         hi[c] += lo[c];
     }
     int rc = setup_query(&g_query, lo, hi, w, ace, mjpm, 0, 0, decks, jokers);
+    if (rc != 0) return run_solve(&g_query, rc);
     g_query.rise = g_rise;
-    if (rc == 0) rc = lp_narrow(&g_query);
-    return run_solve(&g_query, rc);
+    return best_answer(&g_query, 1);
 }
 
 /* ------------------------------------------------------------------ entry points keyed by rules objects
@@ -485,9 +488,44 @@ static PyObject *bare_play(const Query *q, int everything) {
     return out;
 }
 
-/* best_play(table, hand, rules, objective[, arrange]): arrange false answers without melds (None),
- * a table known to be arrangeable (arr_known) with nothing to play needs no search, and a whole
- * hand (what narrowing leaves) proven a partition by the LP's point (lp_whole_play) neither */
+/* the play x = q->hi that lp_best_bound proved, with the arrangement of a repack of x (counts over
+ * q->lo); NULL with an error set when that fails */
+static PyObject *arranged_play(const Query *q) {
+    long long x[NT], none[NT];
+    uint8_t lo[NT];
+    long value = 0;
+    for (int c = 0; c < NT; c++) {
+        x[c] = q->hi[c];
+        none[c] = 0;
+        lo[c] = q->lo[c];
+        value += (long)q->w[c] * (q->hi[c] - q->lo[c]);
+    }
+    int rc = setup_query(&g_rest, x, x, none, q->ace, q->mjpm, 0, 0, q->decks, q->jokers);
+    if (rc != 0) { if (rc > 0) PyErr_SetString(PyExc_RuntimeError, "_dp: a proven play out of range"); return NULL; }
+    int32_t v, path[MAXST];
+    int J, mirrored;
+    int r = solve_query(&g_rest, &g_mirror, &mirrored, &v, path, &J);
+    if (r < 0) { set_err(r); return NULL; }
+    if (r == 0) { PyErr_SetString(PyExc_RuntimeError, "_dp: a proven play has no arrangement"); return NULL; }
+    return result_tuple(mirrored ? &g_mirror : &g_rest, value, path, J, 1, lo, mirrored);
+}
+
+/* best_play's answer to q (set up, rise set): the narrowing and the relaxation's plays and bound
+ * (lp.c), then the search. arrange false: no melds (None), and a table known to be arrangeable
+ * (arr_known) with nothing left to play needs no search. */
+static PyObject *best_answer(Query *q, int arrange) {
+    lp_narrow(q); /* it cannot fail on a query already set up */
+    if (!arrange && is_repack(q) && arr_known(q, q->lo)) return bare_play(q, 0);
+    if (lp_best_bound(q) == 1) {
+        arr_note(q, q->hi);
+        return arrange ? arranged_play(q) : bare_play(q, 1);
+    }
+    PyObject *res = run_solve_melds(q, 0, arrange);
+    if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
+    return res;
+}
+
+/* best_play(table, hand, rules, objective[, arrange]) -> Play | None | NotImplemented (best_answer) */
 static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4 && nargs != 5) Py_RETURN_NOTIMPLEMENTED;
     int oc = objective_code(args[3]);
@@ -500,18 +538,9 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     int rc = setup_query(q, lo, hi, wv_tab[e->wid[oc]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
     q->rise = g_rise;
-    if (lp_narrow(q) != 0) return fast_or_general(NULL);
-    if (!arrange) {
-        if (is_repack(q) && arr_known(q, q->lo)) return fast_or_general(bare_play(q, 0));
-        if (lp_whole_play(q) == 1) {
-            arr_note(q, q->hi);
-            return fast_or_general(bare_play(q, 1));
-        }
-    }
     g_result_type = (PyTypeObject *)g_play_type;
-    PyObject *res = run_solve_melds(q, 0, arrange);
+    PyObject *res = best_answer(q, arrange);
     g_result_type = NULL;
-    if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
     return fast_or_general(res);
 }
 

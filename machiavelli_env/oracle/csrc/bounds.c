@@ -638,9 +638,9 @@ static void sort_succ(Succ *a, size_t n) {
  * the caller has it (else UB_UNKNOWN). `acc`: the value of the path from the root. With a known
  * bound q->cap on the optimum, a solution whose total reaches it ends the search: it is optimal,
  * every node on its path holds its exact value, and the search would have kept it anyway (only a
- * strictly better one replaces a solution found). Only in a level without an expansion budget:
- * there the answer is the same, found sooner, while a budgeted level that would have run out
- * might finish instead and return another of several equally good plays. */
+ * strictly better one replaces a solution found). Only in a level without an expansion budget
+ * (unless q->cap_anywhere): there the answer is the same, found sooner, while a budgeted level
+ * that would have run out might finish instead and return another of several equally good plays. */
 static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t need, int32_t known, int32_t acc) {
     int32_t tr;
     int st0 = st;
@@ -697,7 +697,7 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
         if (rr >= thr - c.w) {
             best = v;
             bestk = c.tr;
-            if (q->cap >= 0 && !dfs_limit && (long)acc + best >= q->cap) break;
+            if (q->cap >= 0 && (!dfs_limit || q->cap_anywhere) && (long)acc + best >= q->cap) break;
         }
         else if (v > ubrest) ubrest = v;
     }

@@ -21,7 +21,7 @@
  *
  * The same relaxation narrows best_play's questions (lp_narrow, at the end): hand card types it
  * proves to be in no play are taken out before the search, and what is left may be proven a
- * partition off its point (lp_whole_play).
+ * partition off its point, or else bound the optimum (lp_best_bound).
  *
  * Deterministic: the simplex counts iterations, never time. */
 #define LP_ROWS NT          /* one row per card type, jokers included */
@@ -37,6 +37,10 @@ typedef struct {
     int32_t *start;      /* n + 1: column m is entries start[m] .. start[m + 1] - 1 */
     uint8_t *card, *cnt; /* its card types and copies */
     double *cntd;        /* the copies as doubles (pricing) */
+    double *inorm;       /* n: 1 / the length of each column (pricing compares d_j / |a_j|) */
+    uint8_t *usable;     /* n, per question: the column fits in hi */
+    int32_t *ulist;      /* n, per question: the usable columns, in order */
+    double *xv;          /* n + LP_ROWS, per question: values of the nonbasic slacks */
     int head[LP_ROWS];   /* the variable basic in each row: 0..n-1 a meld, n + c the slack of card c */
     int8_t *upper;       /* n + LP_ROWS: a nonbasic slack at its upper bound (1) or lower (0) */
     int32_t *pos;        /* n + LP_ROWS: row of a basic variable, -1 nonbasic */
@@ -69,10 +73,16 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
     L->card = malloc((size_t)nnz + 1);
     L->cnt = malloc((size_t)nnz + 1);
     L->cntd = malloc(((size_t)nnz + 1) * sizeof(double));
+    L->inorm = malloc(((size_t)n + 1) * sizeof(double));
+    L->usable = malloc((size_t)n + 1);
+    L->ulist = malloc(((size_t)n + 1) * sizeof(int32_t));
+    L->xv = malloc(((size_t)n + LP_ROWS) * sizeof(double));
     L->upper = malloc((size_t)(n + LP_ROWS));
     L->pos = malloc((size_t)(n + LP_ROWS) * sizeof(int32_t));
-    if (!L->start || !L->card || !L->cnt || !L->cntd || !L->upper || !L->pos) {
-        free(L->start); free(L->card); free(L->cnt); free(L->cntd); free(L->upper); free(L->pos);
+    if (!L->start || !L->card || !L->cnt || !L->cntd || !L->inorm || !L->usable || !L->ulist || !L->xv || !L->upper ||
+        !L->pos) {
+        free(L->start); free(L->card); free(L->cnt); free(L->cntd); free(L->inorm); free(L->usable); free(L->ulist);
+        free(L->xv); free(L->upper); free(L->pos);
         memset(L, 0, sizeof *L);
         return -1;
     }
@@ -90,6 +100,11 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
                 if (row[c]) { L->card[k] = (uint8_t)c; L->cnt[k] = row[c]; L->cntd[k] = row[c]; k++; }
         }
     L->start[n] = k;
+    for (int j = 0; j < n; j++) {
+        double sq = 0;
+        for (int e = L->start[j]; e < L->start[j + 1]; e++) sq += L->cntd[e] * L->cntd[e];
+        L->inorm[j] = 1.0 / sqrt(sq);
+    }
     L->n = n;
     lp_slack_basis(L);
     L->ready = 1;
@@ -189,17 +204,63 @@ static int lp_point(const LpSlot *L, const double *xb, const int *lo, const int 
     return 2;
 }
 
+/* the inverse after column alpha (= B^-1 a_q, LP_W long, clobbered) enters the basis in row r: row r
+ * divided by alpha_r, then taken alpha_i times from every other row i */
+static void lp_update(LpSlot *L, double *alpha, int r) {
+    const double ar = alpha[r];
+    alpha[r] = 0.0;
+    for (int k = 0; k < LP_ROWS; k++) {
+        double *restrict col = L->bt[k];
+        const double f = col[r] / ar;
+        if (f == 0.0) continue;
+        for (int i = 0; i < LP_W; i++) col[i] -= f * alpha[i];
+        col[r] = f;
+    }
+}
+
+/* A crash start for the box [x, x] from the slack basis: melds that fit in x, the longest first,
+ * each taking the place of the basic slack of one of the cards it covers while what the melds
+ * before left uncovered holds it (a basis near a point, found without pricing) */
+static void lp_crash(LpSlot *L, const int *x) {
+    int left[LP_ROWS];
+    for (int c = 0; c < LP_ROWS; c++) left[c] = x[c];
+    for (int m = L->n - 1; m >= 0; m--) {
+        int fits = 1;
+        for (int k = L->start[m]; k < L->start[m + 1] && fits; k++) fits = L->cnt[k] <= left[L->card[k]];
+        if (!fits) continue;
+        double alpha[LP_W] = {0};
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) {
+            const double a = L->cntd[k], *restrict col = L->bt[L->card[k]];
+            for (int i = 0; i < LP_W; i++) alpha[i] += a * col[i];
+        }
+        int r = -1;
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) {
+            int i = L->pos[L->n + L->card[k]]; /* the row of the card's slack, if basic */
+            if (i >= 0 && fabs(alpha[i]) > 1e-6 && (r < 0 || fabs(alpha[i]) > fabs(alpha[r]))) r = i;
+        }
+        if (r < 0) continue;
+        const int leave = L->head[r];
+        L->pos[leave] = -1;
+        L->upper[leave] = 0;
+        L->head[r] = m;
+        L->pos[m] = r;
+        lp_update(L, alpha, r);
+        L->updates++;
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) left[L->card[k]] -= L->cnt[k];
+    }
+    if (L->updates >= LP_REFACTOR && lp_refactor(L) < 0) lp_slack_basis(L);
+}
+
 /* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
  * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
  * 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point found (per
  * card type, the value of its slack). */
 static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act) {
-    const int n = L->n, nv = n + LP_ROWS;
+    const int n = L->n;
     lp_calls++;
-    uint8_t *usable = malloc((size_t)n);
-    int32_t *ulist = malloc((size_t)n * sizeof(int32_t)); /* the usable melds, in order */
-    double *xv = malloc((size_t)nv * sizeof(double)); /* values of the nonbasic slacks */
-    if (!usable || !ulist || !xv) { free(usable); free(ulist); free(xv); return -1; }
+    uint8_t *usable = L->usable;
+    int32_t *ulist = L->ulist;
+    double *xv = L->xv;
     int nu = 0;
     for (int m = 0; m < n; m++) {
         int ok = 1;
@@ -261,6 +322,7 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
             if (L->pos[m] >= 0) continue;
             double d = 0.0;
             for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
+            d *= L->inorm[m];
             if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
         }
         for (int c = 0; c < LP_ROWS && !(bland && q >= 0); c++) {
@@ -331,23 +393,11 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
         xb[r] = enter;
         if (q >= n) { lb[r] = lo[q - n]; ub[r] = hi[q - n]; }
         else { lb[r] = 0; ub[r] = HUGE_VAL; }
-        /* row r of the inverse divided by alpha_r, then taken alpha_i times from every other row i */
-        const double ar = alpha[r];
-        alpha[r] = 0.0;
-        for (int k = 0; k < LP_ROWS; k++) {
-            double *restrict col = L->bt[k];
-            const double f = col[r] / ar;
-            if (f == 0.0) continue;
-            for (int i = 0; i < LP_W; i++) col[i] -= f * alpha[i];
-            col[r] = f;
-        }
+        lp_update(L, alpha, r);
         if (++L->updates >= LP_REFACTOR) {
             if (lp_refactor(L) < 0) { lp_slack_basis(L); break; }
         }
     }
-    free(usable);
-    free(ulist);
-    free(xv);
     lp_refuted += result == 1;
     lp_points += result == 2;
     return result;
@@ -557,6 +607,7 @@ static PyObject *py_lp_melds(PyObject *self, PyObject *args) {
  * the slack basis, so that which types go, and so which of several equally good plays the search
  * returns, depends on the question alone, never on the questions asked before. */
 static long g_lp_narrow = 30;
+static int g_lp_crash = 1;
 
 /* The basis each narrowing starts from: the simplex's last basis for the table's own box [lo, lo],
  * from the slack basis, a function of the table alone. Kept for the LP_TABLES tables asked last
@@ -595,6 +646,7 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     lp_slack_basis(L);
     int box[NT];
     for (int c = 0; c < NT; c++) box[c] = lo[c];
+    if (g_lp_crash) lp_crash(L, box);
     if (lp_run(L, box, box, NULL, NULL, NULL) < 0) return -1;
     T = old;
     if (T->slot != L) { /* arrays sized for another meld list */
@@ -658,24 +710,29 @@ static int lp_narrow(Query *q) {
     return rc;
 }
 
-/* After lp_narrow, for an answer without melds: can everything left be played? When every type
- * left has a positive weight, that play (x = hi) is the only one of the largest value, so it is the
- * answer whenever hi partitions into melds. Asked of the relaxation's point for the box [hi, hi]
- * (the simplex going on from the narrowing's basis, so again a function of the question): its
- * whole melds (floor(y)), and a repack of at most LP_REST_WORK expansions of the cards they leave.
- * 1 when that proves hi a partition, 0 when it does not (the search decides), <0 error. */
+/* After lp_narrow, with every type left of a positive weight: what the relaxation says of the
+ * multisets x that play the most of what is left, each asked as its own box [x, x] (the simplex
+ * going on from the narrowing's basis, so a function of the question alone).
+ * - Everything (x = hi) first. A point: its whole melds (floor(y)) and a repack of at most
+ *   LP_REST_WORK expansions of the cards they leave; when that arranges x, playing everything is
+ *   the only play of the largest value, the answer: 1, x in q->hi.
+ * - Refuted: with equal weights (the cards objective), the multisets of one card fewer, then two,
+ *   ... (while a size has at most LP_CAP_BOXES of them): while every one is refuted, the next
+ *   size. Of the first size not all refuted, the first multiset (types in card order, fewer
+ *   copies left out first) arranged off its point as above is the answer (no play is larger):
+ *   1, x in q->hi. Else a bound on the optimum for the search, Query.cap (the largest size not
+ *   refuted; with other weights, everything less the smallest weight), which then stops the
+ *   search at the first play reaching it, in every level.
+ * 0: the search decides (with the bound, if any); <0 error. */
 #define LP_REST_WORK 3000 /* as lp.REST_WORK */
-static Query g_rest;
-static int lp_whole_play(Query *q) {
-    if (!q->rise || !lp_narrow_applies(q)) return 0;
-    int box[NT], point[NT], whole[NT];
-    for (int c = 0; c < NT; c++) {
-        if (q->hi[c] > q->lo[c] && q->w[c] <= 0) return 0;
-        box[c] = q->hi[c];
-    }
-    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
-    if (!L) return 0;
+#define LP_CAP_BOXES 8
+
+/* is x (box) arranged off the relaxation's point? 1 yes, 0 no (*refuted set when the relaxation
+ * has no point), <0 error */
+static int lp_arranges(LpSlot *L, const Query *q, const int *box, int *refuted) {
+    int point[NT], whole[NT];
     int r = lp_run(L, box, box, point, whole, NULL);
+    *refuted = r == 1;
     if (r != 2) return r < 0 ? r : 0;
     long long rest[NT], none[NT];
     int any = 0;
@@ -694,4 +751,69 @@ static int lp_whole_play(Query *q) {
     int found = solve_query(&g_rest, &g_mirror, &mirrored, &value, path, &J);
     g_cap_at = cap0;
     return found == -6 ? 0 : found;
+}
+
+/* The multisets d <= left (types t[0..nt-1]) of `size` cards, each as the box hi - d (box, restored
+ * on return). how 0: their count (stops past LP_CAP_BOXES). how 1: asked in turn until one is
+ * arranged (lp_arranges; copied into found): 1 found, 0 not; *all_refuted cleared when one is not
+ * refuted. <0 error. */
+static int lp_sizes(LpSlot *L, const Query *q, const int *t, const int *left, int nt, int size, int *box, int how,
+                    int *found, int *all_refuted) {
+    if (size == 0) {
+        if (!how) return 1;
+        int refuted, r = lp_arranges(L, q, box, &refuted);
+        if (!refuted) *all_refuted = 0;
+        if (r == 1) memcpy(found, box, NT * sizeof(int));
+        return r;
+    }
+    if (nt == 0) return 0;
+    int total = 0;
+    for (int k = 0; k <= left[0] && k <= size; k++) {
+        box[t[0]] -= k;
+        int r = lp_sizes(L, q, t + 1, left + 1, nt - 1, size - k, box, how, found, all_refuted);
+        box[t[0]] += k;
+        if (r < 0 || (how && r == 1)) return r;
+        total += r;
+        if (!how && total > LP_CAP_BOXES) return total;
+    }
+    return how ? 0 : total;
+}
+
+static int lp_best_bound(Query *q) {
+    if (!q->rise || !lp_narrow_applies(q)) return 0;
+    int box[NT], found[NT], t[NT], left[NT], nt = 0;
+    long total = 0, wmin = -1, wmax = 0;
+    for (int c = 0; c < NT; c++) {
+        box[c] = q->hi[c];
+        int d = q->hi[c] - q->lo[c];
+        if (d <= 0) continue;
+        t[nt] = c;
+        left[nt++] = d;
+        total += (long)q->w[c] * d;
+        if (wmin < 0 || q->w[c] < wmin) wmin = q->w[c];
+        if (q->w[c] > wmax) wmax = q->w[c];
+    }
+    if (wmin <= 0) return 0;
+    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
+    if (!L) return 0;
+    const int cards = wmin == wmax ? (int)(total / wmin) : 1; /* sizes asked: equal weights only */
+    long cap = -1;
+    for (int removed = 0; removed < cards; removed++) {
+        if (lp_sizes(L, q, t, left, nt, removed, box, 0, found, NULL) > LP_CAP_BOXES) break;
+        int all_refuted = 1;
+        int r = lp_sizes(L, q, t, left, nt, removed, box, 1, found, &all_refuted);
+        if (r < 0) return r;
+        if (r == 1) {
+            for (int c = 0; c < NT; c++) q->hi[c] = (uint8_t)found[c];
+            q->hiJ = q->hi[JOKER];
+            return 1;
+        }
+        if (!all_refuted) break;
+        cap = wmin == wmax ? (long)(cards - removed - 1) * wmin : total - wmin;
+    }
+    if (cap >= 0) {
+        q->cap = q->base + cap;
+        q->cap_anywhere = 1;
+    }
+    return 0;
 }

@@ -21,6 +21,7 @@ typedef struct {
     long cap;                   /* a known upper bound on the optimum (absolute, like base), or -1: asked for
                                  * first, and the depth-first search stops at a solution reaching it (see dfs) */
     int rise;                   /* search rising from the value of playing nothing (solve_level) */
+    int cap_anywhere;           /* cap stops the search in budgeted levels too (best_play's LP bound) */
     int8_t gmax[MAXPOS];        /* most groups position p can hold: a suit sends at most that many cards to them */
     /* the relaxation's joker budget (bounds.c) counts in units of 1/junit joker; a card sent to a
      * group at p costs gcost[p] units: a group whose rank has real cards in only n suits holds at

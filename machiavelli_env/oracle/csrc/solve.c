@@ -190,6 +190,7 @@ static int mirror_query(const Query *q, Query *m) {
     int r = setup_query(m, lo, hi, w, mirror_ace[q->ace], q->mjpm, q->need_group, 0, q->decks, q->jokers);
     m->cap = q->cap;
     m->rise = q->rise;
+    m->cap_anywhere = q->cap_anywhere;
     return r;
 }
 
