@@ -607,7 +607,6 @@ static PyObject *py_lp_melds(PyObject *self, PyObject *args) {
  * the slack basis, so that which types go, and so which of several equally good plays the search
  * returns, depends on the question alone, never on the questions asked before. */
 static long g_lp_narrow = 30;
-static int g_lp_crash = 1;
 
 /* The basis each narrowing starts from: the simplex's last basis for the table's own box [lo, lo],
  * from the slack basis, a function of the table alone. Kept for the LP_TABLES tables asked last
@@ -625,6 +624,17 @@ typedef struct {
 static LpTableBasis lp_tables[LP_TABLES];
 static unsigned long long lp_table_clock = 0;
 
+/* one basis copied to another: the basic variable of each row, bounds and rows of the nonbasic and
+ * basic variables (nv each), the inverse and its count of updates */
+static void lp_basis_copy(int *head, int8_t *upper, int32_t *pos, double (*bt)[LP_W], int *updates, const int *head0,
+                          const int8_t *upper0, const int32_t *pos0, const double (*bt0)[LP_W], int updates0, size_t nv) {
+    memcpy(head, head0, LP_ROWS * sizeof(int));
+    memcpy(upper, upper0, nv);
+    memcpy(pos, pos0, nv * sizeof(int32_t));
+    memcpy(bt, bt0, LP_ROWS * sizeof *bt);
+    *updates = updates0;
+}
+
 /* L set to the basis of table lo's own box (found, or computed and kept); 0 ok, -1 out of memory */
 static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     const size_t nv = (size_t)L->n + LP_ROWS;
@@ -635,18 +645,15 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
         if (t->used < old->used) old = t;
     }
     if (T) {
-        memcpy(L->head, T->head, sizeof L->head);
-        memcpy(L->upper, T->upper, nv);
-        memcpy(L->pos, T->pos, nv * sizeof(int32_t));
-        memcpy(L->bt, T->bt, sizeof L->bt);
-        L->updates = T->updates;
+        lp_basis_copy(L->head, L->upper, L->pos, L->bt, &L->updates, T->head, T->upper, T->pos,
+                      (const double (*)[LP_W])T->bt, T->updates, nv);
         T->used = ++lp_table_clock;
         return 0;
     }
     lp_slack_basis(L);
     int box[NT];
     for (int c = 0; c < NT; c++) box[c] = lo[c];
-    if (g_lp_crash) lp_crash(L, box);
+    lp_crash(L, box);
     if (lp_run(L, box, box, NULL, NULL, NULL) < 0) return -1;
     T = old;
     if (T->slot != L) { /* arrays sized for another meld list */
@@ -659,11 +666,8 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     }
     T->slot = L;
     memcpy(T->lo, lo, NT);
-    memcpy(T->head, L->head, sizeof L->head);
-    memcpy(T->upper, L->upper, nv);
-    memcpy(T->pos, L->pos, nv * sizeof(int32_t));
-    memcpy(T->bt, L->bt, sizeof L->bt);
-    T->updates = L->updates;
+    lp_basis_copy(T->head, T->upper, T->pos, T->bt, &T->updates, L->head, L->upper, L->pos,
+                  (const double (*)[LP_W])L->bt, L->updates, nv);
     T->used = ++lp_table_clock;
     return 0;
 }
