@@ -119,18 +119,43 @@ def test_the_narrowing_starts_from_the_tables_own_basis(questions: dict) -> None
 def test_arrange_false_gives_the_same_counts_without_melds(preset: str, questions: dict) -> None:
     rules = Rules.load(preset)
     nothing = everything = 0
-    for t, h in questions[preset]:
-        full = oracle.best_play(t, h, rules)
-        w0 = dp.work()
-        bare = oracle.best_play(t, h, rules, arrange=False)
-        if dp.work() == w0:  # answered without a search
-            nothing += not bare.counts.any()
-            everything += bare.counts.any()
-        assert bare.value == full.value and bare.counts.tolist() == full.counts.tolist()
-        assert bare.melds is None or bare.melds == full.melds
+    old = _dp.set_params()["lp_race"]
+    _dp.set_params(lp_race=0)  # the LP at once: no search first, so that "no search" shows
+    try:
+        for t, h in questions[preset]:
+            full = oracle.best_play(t, h, rules)
+            w0 = dp.work()
+            bare = oracle.best_play(t, h, rules, arrange=False)
+            if dp.work() == w0:  # answered without a search
+                nothing += not bare.counts.any()
+                everything += bare.counts.any()
+            assert bare.value == full.value and bare.counts.tolist() == full.counts.tolist()
+            assert bare.melds is None or bare.melds == full.melds
+    finally:
+        _dp.set_params(lp_race=old)
     # nothing to play on a table arranged by the call before, and everything the narrowing left
     # arranged off the LP's point: both happen on these games
     assert nothing > 0 and everything > 0
+
+
+def test_what_the_search_settles_in_the_race_keeps_its_own_answer(questions: dict) -> None:
+    # a question the search answers within lp_race expansions gets the search's answer: the same
+    # as with the narrowing off
+    quick = []
+    for preset, qs in questions.items():
+        rules = Rules.load(preset)
+        for t, h in qs:
+            s0, w0 = dp.stats()["lp_calls"], dp.work()
+            play = oracle.best_play(t, h, rules)
+            if dp.stats()["lp_calls"] == s0:
+                assert dp.work() - w0 <= _dp.set_params()["lp_race"] + 1
+                quick.append((t, h, rules, play.counts.tolist()))
+    assert len(quick) >= 10
+    old = _narrowing(False)
+    try:
+        assert [oracle.best_play(t, h, r).counts.tolist() for t, h, r, _ in quick] == [c for *_, c in quick]
+    finally:
+        _dp.set_params(lp_narrow=old)
 
 
 def test_arrange_false_still_rejects_a_table_that_cannot_be_arranged() -> None:

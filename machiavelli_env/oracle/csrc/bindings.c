@@ -146,7 +146,7 @@ static inline const int64_t *tuple_counts(PyObject *t) {
 }
 
 static Query g_query, g_mirror, g_rest; /* g_rest: a repack asked on the way (lp.c, arranged_play) */
-static int lp_narrow(Query *q), lp_best_bound(Query *q); /* lp.c */
+static int lp_narrow(Query *q), lp_best_bound(Query *q), lp_narrow_applies(const Query *q); /* lp.c */
 static PyObject *py_melds(PyObject *self, PyObject *arg);
 
 /* ------------------------------------------------------------------ tables known to be arrangeable
@@ -510,10 +510,27 @@ static PyObject *arranged_play(const Query *q) {
     return result_tuple(mirrored ? &g_mirror : &g_rest, value, path, J, 1, lo, mirrored);
 }
 
-/* best_play's answer to q (set up, rise set): the narrowing and the relaxation's plays and bound
- * (lp.c), then the search. arrange false: no melds (None), and a table known to be arrangeable
- * (arr_known) with nothing left to play needs no search. */
+/* best_play's answer to q (set up, rise set): where the narrowing applies, the search alone for
+ * g_lp_race expansions, then the narrowing and the relaxation's plays and bound (lp.c), then the
+ * search. arrange false: no melds (None), and a table known to be arrangeable (arr_known) with
+ * nothing left to play needs no search. */
+static long g_lp_race = 300;
 static PyObject *best_answer(Query *q, int arrange) {
+    if (g_lp_race > 0 && lp_narrow_applies(q)) {
+        /* the search alone first, for at most g_lp_race expansions: what it settles so quickly
+         * keeps the search's own answer, and no LP is asked */
+        const Query saved = *q;
+        const unsigned long long cap0 = g_cap_at;
+        g_cap_at = g_work + (unsigned long long)g_lp_race;
+        PyObject *res = run_solve_melds(q, 0, arrange);
+        g_cap_at = cap0;
+        if (!res || !PyLong_Check(res)) {
+            if (res && res != Py_None) arr_note_answer(q, res);
+            return res;
+        }
+        Py_DECREF(res); /* 5: over the count */
+        *q = saved;
+    }
     lp_narrow(q); /* it cannot fail on a query already set up */
     if (!arrange && is_repack(q) && arr_known(q, q->lo)) return bare_play(q, 0);
     if (lp_best_bound(q) == 1) {
