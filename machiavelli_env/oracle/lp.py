@@ -24,8 +24,9 @@ from . import _dp  # type: ignore[attr-defined]
 #: expansions the exact search spends on a feasibility question before the LP refuter is asked; a
 #: count, so the answer path never depends on timing. 0 turns the refuter off.
 RACE_WORK = 300
-#: expansions allowed to the repack of what the relaxation's whole melds leave (see settle)
-REST_WORK = 3000
+#: expansions allowed to the repack of what the relaxation's whole melds leave (see settle; the
+#: extension's own constant)
+REST_WORK: int = _dp.LP_REST_WORK
 #: the weights of a feasibility question (read-only)
 NO_WEIGHTS = np.zeros(NUM_TYPES, dtype=np.int64)
 NO_WEIGHTS.setflags(write=False)
@@ -50,20 +51,12 @@ def settle(lo: np.ndarray, hi: np.ndarray, params: Params, want_point: bool) -> 
 
     The point's whole melds (``floor(y)``) hold some of its rounded cards ``x``; the rest, if any,
     is asked of the exact search as a repack for at most :data:`REST_WORK` expansions, and when
-    it can be arranged, ``x`` is a partition. Which point is found may depend on earlier questions
+    it can be arranged, ``x`` is a partition (the extension's ``lp_partition``, which
+    ``best_play``'s narrowing uses too). Which point is found may depend on earlier questions
     (the simplex starts from the last basis); whether a box holds a partition never does.
     """
     ace, mjpm, decks, jokers = params
-    got = _dp.lp_refute(lo, hi, ace, mjpm, jokers, want_point)
-    if isinstance(got, bool):
-        return got
-    counts, whole = got
-    rest = lo + np.frombuffer(counts, dtype=np.int64) - np.frombuffer(whole, dtype=np.int64)
-    if rest.any():
-        arranged = _dp.solve(rest, rest, NO_WEIGHTS, ace, mjpm, 0, 0, decks, jokers, REST_WORK)
-        if not isinstance(arranged, tuple):  # no arrangement, or over the count
-            return False
-    return counts
+    return _dp.lp_refute(lo, hi, ace, mjpm, jokers, want_point, decks)
 
 
 def melds(params: Params) -> np.ndarray:

@@ -114,16 +114,12 @@ static int parse_query(PyObject *args, Query *q, int *extra, int nextra) {
 /* the type result_tuple builds: NULL for a tuple; api.Play while py_best_play runs */
 static PyTypeObject *g_result_type = NULL;
 
-/* (value, counts, melds): counts = x - lo as 53 native int64 in a bytearray (writable for numpy) */
-static PyObject *result_tuple(const Query *q, long value, const int32_t *path, int J, int want_melds,
-                              const uint8_t *lo, int mirrored) {
-    uint8_t x[NT];
-    PyObject *melds = NULL;
-    if (replay(q, path, J, x, want_melds ? &melds : NULL, mirrored) < 0) return NULL;
-    if (!want_melds) { melds = Py_None; Py_INCREF(melds); }
+/* (value, counts, melds): counts = x - lo as 53 native int64 in a bytearray (writable for numpy);
+ * melds (stolen) the encoded arrangement or None. A Play when best_play asked for one (see
+ * g_result_type), else a plain tuple. */
+static PyObject *answer_object(long value, const uint8_t *x, const uint8_t *lo, PyObject *melds) {
     PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
     PyObject *v = PyLong_FromLong(value);
-    /* a Play when best_play asked for one (see g_result_type), else a plain tuple */
     PyObject *out = g_result_type ? g_result_type->tp_alloc(g_result_type, 3) : PyTuple_New(3);
     if (!ba || !v || !out) {
         Py_XDECREF(ba);
@@ -138,6 +134,16 @@ static PyObject *result_tuple(const Query *q, long value, const int32_t *path, i
     PyTuple_SET_ITEM(out, 1, ba);
     PyTuple_SET_ITEM(out, 2, melds);
     return out;
+}
+
+/* the answer (answer_object) of the path of q */
+static PyObject *result_tuple(const Query *q, long value, const int32_t *path, int J, int want_melds,
+                              const uint8_t *lo, int mirrored) {
+    uint8_t x[NT];
+    PyObject *melds = NULL;
+    if (replay(q, path, J, x, want_melds ? &melds : NULL, mirrored) < 0) return NULL;
+    if (!want_melds) { melds = Py_None; Py_INCREF(melds); }
+    return answer_object(value, x, lo, melds);
 }
 
 /* the counts (x - lo) of a result_tuple */
@@ -465,27 +471,13 @@ static int direct_args(PyObject *a, PyObject *b, PyObject *rules, const char *bn
     return 0;
 }
 
-/* an answer of q without an arrangement: Play (value, x - lo, None) with x = lo (nothing played)
- * or x = hi (everything) */
+/* an answer of q without an arrangement: (value, x - lo, None) with x = lo (nothing played) or
+ * x = hi (everything) */
 static PyObject *bare_play(const Query *q, int everything) {
-    PyObject *ba = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
     long value = 0;
     for (int c = 0; c < NT && everything; c++) value += (long)q->w[c] * (q->hi[c] - q->lo[c]);
-    PyObject *v = PyLong_FromLong(value);
-    PyObject *out = ((PyTypeObject *)g_play_type)->tp_alloc((PyTypeObject *)g_play_type, 3);
-    if (!ba || !v || !out) {
-        Py_XDECREF(ba);
-        Py_XDECREF(v);
-        Py_XDECREF(out);
-        return NULL;
-    }
-    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(ba);
-    for (int c = 0; c < NT; c++) cnt[c] = everything ? (int64_t)q->hi[c] - q->lo[c] : 0;
     Py_INCREF(Py_None);
-    PyTuple_SET_ITEM(out, 0, v);
-    PyTuple_SET_ITEM(out, 1, ba);
-    PyTuple_SET_ITEM(out, 2, Py_None);
-    return out;
+    return answer_object(value, everything ? q->hi : q->lo, q->lo, Py_None);
 }
 
 /* the play x = q->hi that lp_best_bound proved, with the arrangement of a repack of x (counts over

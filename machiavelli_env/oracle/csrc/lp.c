@@ -541,14 +541,46 @@ static LpSlot *lp_slot(int ace, int mjpm, int jokers) {
     return L;
 }
 
-/* lp_refute(lo, hi, ace, mjpm, jokers[, want_point]) -> True refuted | False | (want_point, a point
- * found) (x - lo, whole): the point's rounded cards over lo and the cards of its whole melds, each
- * 53 int64 in a bytearray */
+/* The relaxation for the box [lo, hi] on slot L, and when it has a point, the point read as a
+ * partition: its rounded cards x (into point), as its whole melds (floor(y)) plus a repack, of at
+ * most LP_REST_WORK expansions, of the cards they leave. 1 refuted (no point), 3 x arranged so,
+ * 0 neither, <0 error (setup_query's, a Python error set). */
+#define LP_REST_WORK 3000 /* lp.REST_WORK */
+static int lp_partition(LpSlot *L, const int *lo, const int *hi, int ace, int mjpm, int decks, int jokers, int *point) {
+    int whole[NT];
+    int r = lp_run(L, lo, hi, point, whole, NULL);
+    if (r != 2) return r == 1 ? 1 : r < 0 ? r : 0;
+    long long rest[NT], none[NT];
+    int any = 0;
+    for (int c = 0; c < NT; c++) {
+        rest[c] = point[c] - whole[c];
+        none[c] = 0;
+        any |= rest[c] != 0;
+    }
+    if (!any) return 3;
+    int rc = setup_query(&g_rest, rest, rest, none, ace, mjpm, 0, 0, decks, jokers);
+    if (rc != 0) return rc < 0 ? rc : 0;
+    const unsigned long long cap0 = g_cap_at;
+    g_cap_at = g_work + LP_REST_WORK;
+    int32_t value, path[MAXST];
+    int J, mirrored;
+    int found = solve_query(&g_rest, &g_mirror, &mirrored, &value, path, &J);
+    g_cap_at = cap0;
+    return found == 1 ? 3 : 0; /* not arranged, over the count, or over the memo: the search decides */
+}
+
+/* lp_refute(lo, hi, ace, mjpm, jokers[, want_point, decks]) -> True refuted | False | (want_point)
+ * the counts x - lo (53 int64 in a bytearray) of a partition read off the relaxation's point
+ * (lp_partition) */
 static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
     PyObject *olo, *ohi;
     int ace, mjpm, jokers;
-    int want_point = 0;
-    if (!PyArg_ParseTuple(args, "OOiii|p", &olo, &ohi, &ace, &mjpm, &jokers, &want_point)) return NULL;
+    int want_point = 0, decks = 0;
+    if (!PyArg_ParseTuple(args, "OOiii|pi", &olo, &ohi, &ace, &mjpm, &jokers, &want_point, &decks)) return NULL;
+    if (want_point && (decks < 1 || decks > 3)) {
+        PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: want_point needs decks (1-3)");
+        return NULL;
+    }
     if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0) {
         PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: bad rules arguments");
         return NULL;
@@ -566,16 +598,18 @@ static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
     }
     LpSlot *L = lp_slot(ace, mjpm, jokers);
     if (!L) return PyErr_NoMemory();
-    int x[NT], whole[NT];
-    int r = lp_run(L, l, h, want_point ? x : NULL, whole, NULL);
-    if (r < 0) return PyErr_NoMemory();
-    if (r == 2) {
+    int x[NT];
+    int r = want_point ? lp_partition(L, l, h, ace, mjpm, decks, jokers, x) : lp_run(L, l, h, NULL, NULL, NULL);
+    if (r < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    if (r == 3) {
         PyObject *a = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
-        PyObject *b = PyByteArray_FromStringAndSize(NULL, NT * sizeof(int64_t));
-        if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
-        int64_t *ca = (int64_t *)PyByteArray_AS_STRING(a), *cb = (int64_t *)PyByteArray_AS_STRING(b);
-        for (int c = 0; c < NT; c++) { ca[c] = (int64_t)x[c] - l[c]; cb[c] = whole[c]; }
-        return Py_BuildValue("(NN)", a, b);
+        if (!a) return NULL;
+        int64_t *ca = (int64_t *)PyByteArray_AS_STRING(a);
+        for (int c = 0; c < NT; c++) ca[c] = (int64_t)x[c] - l[c];
+        return a;
     }
     return PyBool_FromLong(r == 1);
 }
@@ -728,33 +762,15 @@ static int lp_narrow(Query *q) {
  *   refuted; with other weights, everything less the smallest weight), which then stops the
  *   search at the first play reaching it, in every level.
  * 0: the search decides (with the bound, if any); <0 error. */
-#define LP_REST_WORK 3000 /* as lp.REST_WORK */
 #define LP_CAP_BOXES 8
 
 /* is x (box) arranged off the relaxation's point? 1 yes, 0 no (*refuted set when the relaxation
  * has no point), <0 error */
 static int lp_arranges(LpSlot *L, const Query *q, const int *box, int *refuted) {
-    int point[NT], whole[NT];
-    int r = lp_run(L, box, box, point, whole, NULL);
+    int point[NT];
+    int r = lp_partition(L, box, box, q->ace, q->mjpm, q->decks, q->jokers, point);
     *refuted = r == 1;
-    if (r != 2) return r < 0 ? r : 0;
-    long long rest[NT], none[NT];
-    int any = 0;
-    for (int c = 0; c < NT; c++) {
-        rest[c] = box[c] - whole[c];
-        none[c] = 0;
-        any |= rest[c] != 0;
-    }
-    if (!any) return 1;
-    int rc = setup_query(&g_rest, rest, rest, none, q->ace, q->mjpm, 0, 0, q->decks, q->jokers);
-    if (rc != 0) return rc < 0 ? rc : 0;
-    const unsigned long long cap0 = g_cap_at;
-    g_cap_at = g_work + LP_REST_WORK;
-    int32_t value, path[MAXST];
-    int J, mirrored;
-    int found = solve_query(&g_rest, &g_mirror, &mirrored, &value, path, &J);
-    g_cap_at = cap0;
-    return found == -6 ? 0 : found;
+    return r == 3 ? 1 : r < 0 ? r : 0;
 }
 
 /* The multisets d <= left (types t[0..nt-1]) of `size` cards, each as the box hi - d (box, restored

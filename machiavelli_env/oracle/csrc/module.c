@@ -104,10 +104,10 @@ static PyMethodDef methods[] = {
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
     {"lp_refute", py_lp_refute, METH_VARARGS,
-     "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point]) -> True when the LP relaxation of the "
-     "meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else False, "
-     "or with want_point and a point found (x - lo, whole): its rounded cards over lo and the cards of its "
-     "whole melds (floor(y)), each 53 int64 in a bytearray"},
+     "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point, decks]) -> True when the LP relaxation "
+     "of the meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else "
+     "False, or with want_point the counts x - lo (53 int64 in a bytearray) of a partition read off its point: "
+     "its whole melds (floor(y)) and a repack of at most LP_REST_WORK expansions of the cards they leave"},
 
     {"lp_melds", py_lp_melds, METH_VARARGS,
      "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
@@ -164,5 +164,7 @@ PyMODINIT_FUNC PyInit__dp(void) {
     s_jokers = PyUnicode_InternFromString("jokers");
     s_pts = s_points;
     if (!s_cards || !s_points || !s_ace || !s_mjpm || !s_decks || !s_jokers) return NULL;
-    return PyModule_Create(&moddef);
+    PyObject *m = PyModule_Create(&moddef);
+    if (m && PyModule_AddIntConstant(m, "LP_REST_WORK", LP_REST_WORK) < 0) Py_CLEAR(m);
+    return m;
 }
