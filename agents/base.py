@@ -133,12 +133,11 @@ def turn_from_state(state: game.State, player: int | None = None, *, limit: int 
 
 
 def _is_legal(state: game.State, player: int, play: np.ndarray) -> bool:
+    # check_play notes a legal answer, so the engine's step that follows asks the oracle nothing
     help_ = state.help if game.help_usable(state, player) else None
-    return (
-        legal.arrange_play(state.table, state.hands[player], play, state.rules, opened=bool(state.opened[player]),
-                           help=help_)
-        is not None
-    )
+    legal_, _ = legal.check_play(state.table, state.hands[player], play, state.rules,
+                                 opened=bool(state.opened[player]), help=help_)
+    return legal_
 
 
 class Agent(ABC):

@@ -119,6 +119,18 @@ class HoarderAgent(PatientAgent):
             raise ValueError(f"hoarder needs danger >= 0, got {danger}")
         super().__init__(min_cards=sys.maxsize, danger=danger)
 
+    def act(self, turn: Turn) -> np.ndarray:
+        # the max-cards play empties the hand exactly when the whole hand is a legal play: one
+        # repack question, where the max-cards search costs seconds on big hands with several
+        # decks and jokers (the same action; agents.search.hoarder_move asks the same way)
+        hand = np.asarray(turn.hand, dtype=np.int64)
+        if hand.any() and turn.is_legal(hand):
+            return hand.copy()
+        opponents = turn.hand_sizes[1:]
+        if (opponents and min(opponents) <= self.danger) or turn.stock_size == 0 or not turn.draw_allowed:
+            return super().act(turn)  # it may play short of going out: the max-cards play, if any
+        return DRAW.copy()
+
 
 class TempoAgent(Agent):
     """A hoarder that times the stock's last draw against other hoarders.

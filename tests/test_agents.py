@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -115,6 +116,26 @@ def test_hoarder_plays_when_an_opponent_is_close_or_the_stock_is_empty():
     assert HoarderAgent().act(turn_from_state(empty)).sum() == 3
     with pytest.raises(ValueError, match="hoarder needs danger >= 0"):
         make_agent("hoarder[danger=-1]")
+
+
+@pytest.mark.parametrize("preset", ["classic", "jokers2", "opening_points36", "spanish_maquiavelo_help"])
+def test_hoarder_acts_as_the_max_cards_rule_it_states(preset):
+    # HoarderAgent asks one repack of the whole hand instead of the max-cards play: the actions
+    # must be those of PatientAgent with no play big enough short of going out
+    rules = Rules.load(preset)
+    rule = PatientAgent(min_cards=sys.maxsize, danger=0)
+    seen = 0
+    for g in range(2):
+        agents = [make_agent(k, rules, seed=g) for k in ("hoarder", "random")]
+        state = game.new_game(rules, 4100 + g)
+        while not state.done:
+            turn = turn_from_state(state)
+            action = agents[state.current].act(turn)
+            if state.current == 0:
+                assert np.array_equal(action, rule.act(turn_from_state(state)))
+                seen += 1
+            state = game.step(state, np.asarray(action, dtype=np.int64))
+    assert seen > 20
 
 
 def _five(stock: str, opened: bool = False, hand: str = "3H 4H 5H 6H 9C 10D JS QS KD 2C AD 7S 8C") -> game.State:
