@@ -51,7 +51,8 @@ class Turn:
     ``hand`` the player's count vector; ``hand_sizes`` the card counts of every player in seat
     order starting with this player; ``draw_allowed`` whether the all-zeros action is allowed;
     ``melds`` the table's arrangement (given as the melds, or as a zero-argument callable that
-    makes them on the first read).
+    makes them on the first read); ``list_budget`` bounds :attr:`legal_plays`
+    (:class:`machiavelli_env.legal.ListBudget`; ``None``: exact lists).
     """
 
     rules: Rules
@@ -65,7 +66,8 @@ class Turn:
     melds: Melds = _MeldsOnRead()  # type: ignore[assignment]
     opened: bool = True
     limit: int = 32
-    _legal: Callable[[int], list[np.ndarray]] | None = field(default=None, repr=False)
+    list_budget: legal.ListBudget | None = None
+    _legal: Callable[[int, legal.ListBudget | None], list[np.ndarray]] | None = field(default=None, repr=False)
     _best: Callable[[str], np.ndarray] | None = field(default=None, repr=False)
     _check: Callable[[np.ndarray], bool] | None = field(default=None, repr=False)
     _sample: Callable[[np.random.Generator], game.State] | None = field(default=None, repr=False)
@@ -79,7 +81,7 @@ class Turn:
     def legal_plays_up_to(self, limit: int) -> list[np.ndarray]:
         """Legal plays with another ``limit`` (see :func:`machiavelli_env.legal.legal_plays`)."""
         if limit not in self._legal_cache:
-            self._legal_cache[limit] = self._legal(limit) if self._legal is not None else []
+            self._legal_cache[limit] = self._legal(limit, self.list_budget) if self._legal is not None else []
         return self._legal_cache[limit]
 
     def best_play(self, objective: str = "cards") -> np.ndarray:
@@ -108,8 +110,11 @@ class Turn:
         return self._sample(rng)
 
 
-def turn_from_state(state: game.State, player: int | None = None, *, limit: int = 32) -> Turn:
-    """The :class:`Turn` of ``player`` (default: the player to move) in an engine state."""
+def turn_from_state(
+    state: game.State, player: int | None = None, *, limit: int = 32, list_budget: legal.ListBudget | None = None
+) -> Turn:
+    """The :class:`Turn` of ``player`` (default: the player to move) in an engine state; its legal
+    plays are bounded by ``list_budget`` (:class:`machiavelli_env.legal.ListBudget`) when given."""
     p = state.current if player is None else player
     n = state.rules.players
     order = [(p + k) % n for k in range(n)]
@@ -125,7 +130,8 @@ def turn_from_state(state: game.State, player: int | None = None, *, limit: int 
         melds=lambda: state.melds,  # arranged only if an agent reads it
         opened=bool(state.opened[p]),
         limit=limit,
-        _legal=lambda k: game.legal_plays(state, p, k),
+        list_budget=list_budget,
+        _legal=lambda k, budget: game.legal_plays(state, p, k, budget),
         _best=lambda objective: game.best_play(state, p, objective),
         _check=lambda play: _is_legal(state, p, play),
         _sample=lambda rng: game.resample_hidden(state, p, rng),
@@ -154,6 +160,26 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+class WithListBudget(Agent):
+    """Another agent, playing with its turns' legal-play lists bounded by a
+    :class:`~machiavelli_env.legal.ListBudget` (for measuring what bounded lists cost a policy)."""
+
+    def __init__(self, agent: Agent, budget: legal.ListBudget):
+        if not isinstance(budget, legal.ListBudget):
+            raise TypeError(f"budget must be a legal.ListBudget, got {type(budget).__name__}")
+        self.agent = agent
+        self.budget = budget
+        self.name = f"{agent.name}+budget"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+
+    def act(self, turn: Turn) -> np.ndarray:
+        turn.list_budget = self.budget
+        turn._legal_cache.clear()
+        return self.agent.act(turn)
 
 
 def fallback_action(turn: Turn) -> np.ndarray:

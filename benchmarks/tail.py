@@ -33,6 +33,9 @@ Before a configuration is timed, each agent makes one untimed decision (a policy
 call builds its kernels) and the garbage collector's survivors are frozen (``gc.freeze``), so that
 the figures are the positions' cost, not one-time start-up or scans of long-lived objects.
 
+``--list-budget JSON`` bounds the agents' legal-play lists (:class:`machiavelli_env.legal.ListBudget`;
+``default`` for its defaults): the tail of bounded lists, which the shipped ``ppo`` was not trained on.
+
 ``--slow OUT.jsonl`` writes the slowest positions (state JSON and the agent that moved) for study.
 The peak resident memory of the process is printed at the end.
 """
@@ -59,6 +62,7 @@ from machiavelli_env.agents.base import turn_from_state  # noqa: E402
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
 
 from machiavelli_env import __version__, game  # noqa: E402
+from machiavelli_env.legal import ListBudget  # noqa: E402
 from machiavelli_env.oracle import dp  # noqa: E402
 from machiavelli_env.rules import Rules  # noqa: E402
 
@@ -138,8 +142,12 @@ class Times:
 CLOCK = time.process_time_ns
 
 
-def play_timed(rules: Rules, agents: list[Any], names: list[str], seed: int, times: Times, keep: int) -> None:
-    """One game; every move's decision plus engine step goes into ``times``."""
+def play_timed(
+    rules: Rules, agents: list[Any], names: list[str], seed: int, times: Times, keep: int,
+    list_budget: ListBudget | None = None,
+) -> None:
+    """One game; every move's decision plus engine step goes into ``times``; the agents' legal-play
+    lists are bounded by ``list_budget`` when given."""
     for i, agent in enumerate(agents):
         agent.reset(seed * 31 + i)
     state = game.new_game(rules, seed)
@@ -148,7 +156,7 @@ def play_timed(rules: Rules, agents: list[Any], names: list[str], seed: int, tim
         p = state.current
         w0 = work()
         t0 = clock()
-        action = np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64)
+        action = np.asarray(agents[p].act(turn_from_state(state, p, list_budget=list_budget)), dtype=np.int64)
         after = game.step(state, action)
         t1 = clock()
         times.add(t1 - t0, work() - w0, names[p], state, keep)
@@ -167,7 +175,9 @@ def warm_up(rules: Rules, agents: list[Any], seed: int) -> None:
     gc.freeze()
 
 
-def mixed(name: str, games: int, seed: int, keep: int) -> tuple[dict[str, Any], Times]:
+def mixed(
+    name: str, games: int, seed: int, keep: int, list_budget: ListBudget | None = None
+) -> tuple[dict[str, Any], Times]:
     """Seat-rotated games of the bots (and ppo) on one configuration."""
     rules = config_rules(name)
     kinds = ["random", "greedy", "hoarder"] + (["ppo"] if ppo_available(rules.players) else [])
@@ -177,7 +187,7 @@ def mixed(name: str, games: int, seed: int, keep: int) -> tuple[dict[str, Any], 
     for g in range(games):
         names = [kinds[(g + i) % len(kinds)] for i in range(rules.players)]
         agents = [pool[k] if names.count(k) == 1 else make_agent(k, rules, seed=seed + i) for i, k in enumerate(names)]
-        play_timed(rules, agents, names, seed + g, times, keep)
+        play_timed(rules, agents, names, seed + g, times, keep, list_budget)
     row = {"config": name, "stress": name in STRESS, "players": rules.players, "kinds": kinds, "games": games,
            **times.summary()}
     return row, times
@@ -242,7 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--slow", type=Path, help="write the slowest positions here (JSON lines)")
     ap.add_argument("--keep", type=int, default=3, help="slowest positions kept per configuration (default 3)")
+    ap.add_argument("--list-budget", metavar="JSON",
+                    help='bound the agents\' legal-play lists: "default" for ListBudget(), or its fields as '
+                         'JSON, e.g. \'{"nodes": 200}\' (the default lists exactly)')
     args = ap.parse_args(argv)
+    list_budget = None
+    if args.list_budget:
+        try:
+            fields = {} if args.list_budget == "default" else json.loads(args.list_budget)
+            list_budget = ListBudget(**fields)
+        except (ValueError, TypeError) as exc:
+            ap.error(f"--list-budget: {exc}")
     base = QUICK if args.quick else FULL
     global CLOCK
     CLOCK = time.perf_counter_ns if args.wall else time.process_time_ns
@@ -257,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"machiavelli-env {__version__}, Python {platform.python_version()}, {platform.machine()}; "
           f"{games} mixed games per config, {greedy_games} greedy games per preset, seed {args.seed}, "
-          f"{'wall-clock' if args.wall else 'process CPU'} time")
+          f"{'wall-clock' if args.wall else 'process CPU'} time"
+          + (f"; agents' lists bounded by {list_budget}" if list_budget else ""))
     rows, slow = [], []
     t_start = time.perf_counter()
     print("| config | players | games | moves | p50 ms | p99 ms | p99.9 ms | max ms | moves/s | work/move | max work |")
@@ -266,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         if games == 0:
             break
         try:
-            row, times = mixed(n, games, args.seed, args.keep)
+            row, times = mixed(n, games, args.seed, args.keep, list_budget)
         except Exception as exc:  # a failing configuration is reported, and the others still run
             rows.append({"config": n, "stress": n in STRESS, "error": f"{type(exc).__name__}: {exc}"})
             print(f"| {n} | error: {type(exc).__name__}: {exc} |", flush=True)
@@ -292,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"peak RSS {peak_mb:.0f} MB; {time.perf_counter() - t_start:.0f} s in all")
     if args.json:
         args.json.write_text(json.dumps({"version": __version__, "seed": args.seed, "rows": rows, "greedy": greedy,
-                                         "peak_rss_mb": peak_mb}, indent=1))
+                                         "peak_rss_mb": peak_mb,
+                                         "list_budget": None if list_budget is None else vars(list_budget)},
+                                        indent=1))
     if args.slow:
         with args.slow.open("w") as f:
             for item in sorted(slow, key=lambda d: -d["ms"]):

@@ -31,6 +31,7 @@ _LAZY = {
     "CandidatePlays": ("wrappers", "CandidatePlays"),
     "SingleAgentEnv": ("wrappers", "SingleAgentEnv"),
     "legal_plays": ("legal", "legal_plays"),
+    "ListBudget": ("legal", "ListBudget"),
     "State": ("game", "State"),
     "new_game": ("game", "new_game"),
     "new_state_from": ("game", "new_state_from"),

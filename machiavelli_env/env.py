@@ -51,7 +51,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import game, observation
+from . import game, legal, observation
 from .cards import card_name, format_cards
 from .render import render_text
 from .render_image import close_window, render_rgb, show_human
@@ -313,13 +313,15 @@ class raw_env(AECEnv, EzPickle):
         """The current engine state (immutable)."""
         return self._require_state()
 
-    def legal_plays(self, agent: str | None = None, limit: int = 64) -> list[np.ndarray]:
+    def legal_plays(
+        self, agent: str | None = None, limit: int = 64, budget: legal.ListBudget | None = None
+    ) -> list[np.ndarray]:
         """Distinct legal plays of ``agent`` (default: the agent to move) as action vectors.
 
         Most cards first, then most points; see :func:`machiavelli_env.legal.legal_plays` for the
         subset kept when there are more than ``limit``.
         """
-        return game.legal_plays(self._require_state(), self._index(agent), limit)
+        return game.legal_plays(self._require_state(), self._index(agent), limit, budget)
 
     def best_play(self, agent: str | None = None, objective: str = "cards") -> np.ndarray:
         """The oracle's optimal play (``"cards"`` or ``"points"``) as an action vector; zeros when none."""

@@ -675,12 +675,15 @@ def _end_game(state: State, winner: int, result: str) -> State:
 
 
 # ---------------------------------------------------------------------------------------------- queries
-def legal_plays(state: State, player: int | None = None, limit: int = 64) -> list[np.ndarray]:
-    """Legal plays of ``player`` (default: the player to move) on the current table."""
+def legal_plays(
+    state: State, player: int | None = None, limit: int = 64, budget: legal.ListBudget | None = None
+) -> list[np.ndarray]:
+    """Legal plays of ``player`` (default: the player to move) on the current table; ``budget``
+    bounds the oracle's effort (:class:`~machiavelli_env.legal.ListBudget`)."""
     p = state.current if player is None else player
     return legal.legal_plays(
         state.table, state.hands[p], state.rules, opened=bool(state.opened[p]), limit=limit,
-        help=state.help if help_usable(state, p) else None,
+        help=state.help if help_usable(state, p) else None, budget=budget,
     )
 
 

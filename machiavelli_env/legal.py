@@ -36,7 +36,7 @@ Speed (every answer stays exact; the oracle decides every legality question):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +54,44 @@ _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
+
+
+@dataclass(frozen=True)
+class ListBudget:
+    """Bounds on the oracle's effort for one :func:`legal_plays` list; counts, never time.
+
+    Work is the exact search's count (:func:`machiavelli_env.oracle.api.search_work`: forward-pass
+    entries plus expansions, about 0.3-0.5 us each on a current x86 core). A question that would
+    need more than its cap, or than what is left of ``total_work``, gives up, and the list goes on
+    without its answer:
+
+    * ``by_card_work``: the one pass that finds, for every hand card type, a max-cards play holding
+      it (entries 1 and 3 of :func:`legal_plays`; without it the enumeration runs over every held
+      type and starts from no play);
+    * ``points_work``: the max-points play (entry 2);
+    * ``nodes``: branches the enumeration (entry 4) considers, feasible or not;
+    * ``question_work``: each branch's feasibility question;
+    * ``total_work``: all of a list's questions together.
+
+    So a list costs at most about ``total_work`` work plus the enumeration's own steps (``nodes`` at
+    most), whatever the position. Every play listed is legal (each comes from an answered
+    question). When no question gives up and the enumeration ends within ``nodes``, the list is
+    the unbounded one. With the defaults no list took more than about 30 ms on a 2-core x86
+    machine, and the shipped ``ppo`` policies kept their strength (``docs/RESULTS.md``, "Bounded
+    legal-play lists").
+    """
+
+    nodes: int = 400
+    question_work: int = 2_000
+    by_card_work: int = 40_000
+    points_work: int = 10_000
+    total_work: int = 60_000
+
+    def __post_init__(self) -> None:
+        for name in ("nodes", "question_work", "by_card_work", "points_work", "total_work"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"ListBudget.{name} must be a positive integer, got {value!r}")
 
 
 # ---------------------------------------------------------------------------------------------- per-rules facts
@@ -154,14 +192,19 @@ def help_repack(table: Counts, play: Counts, help_used: Counts, rules: Rules) ->
 
 
 def _help_cover(
-    lo: np.ndarray, hi: np.ndarray, need: np.ndarray, rules: Rules, failed: set[tuple[bytes, bytes, bytes]]
+    lo: np.ndarray, hi: np.ndarray, need: np.ndarray, rules: Rules, failed: set[tuple[bytes, bytes, bytes]],
+    question: Callable[[np.ndarray, np.ndarray], np.ndarray | None] | None = None,
 ) -> tuple[np.ndarray, Melds] | None:
     """A multiset ``x`` with ``lo <= x <= hi`` that partitions into valid melds with the ``need``
     copies (help cards) in groups, and that arrangement; ``None`` if there is none. Every group
     that can hold the first needed copy is tried (its cards taken from what must be placed first),
     then the rest is the oracle's bounded question. ``failed`` remembers what has no solution.
-    :func:`help_repack` is the case ``lo = hi``."""
+    :func:`help_repack` is the case ``lo = hi``. ``question(lo, hi)``: the repack question of what is
+    left (counts over ``lo`` or None; no melds then), instead of the oracle's exact one."""
     if not need.any():
+        if question is not None:
+            x = question(lo, hi)
+            return None if x is None else (lo + x, [])
         res = _query(lo, hi, _ZERO, rules, {})
         return None if res is None else (lo + res.counts, res.melds)
     key = (lo.tobytes(), hi.tobytes(), need.tobytes())
@@ -182,7 +225,7 @@ def _help_cover(
                 for card in group:
                     if card != JOKER and n2[card] > 0:
                         n2[card] -= 1
-                sub = _help_cover(np.maximum(lo - g, 0), hi - g, n2, rules, failed)
+                sub = _help_cover(np.maximum(lo - g, 0), hi - g, n2, rules, failed, question)
                 if sub is not None:
                     return sub[0] + g, [group, *sub[1]]
     failed.add(key)
@@ -320,6 +363,60 @@ def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, 
     return counts
 
 
+class _Questions:
+    """The oracle questions of one :func:`legal_plays` list: exact, or capped by a :class:`ListBudget`
+    (a question that gives up answers ``None`` and sets ``gave_up``)."""
+
+    __slots__ = ("rules", "kw", "budget", "gave_up", "cover", "left")
+
+    def __init__(self, rules: Rules, kw: dict, budget: ListBudget | None) -> None:
+        self.rules, self.kw, self.budget = rules, kw, budget
+        self.gave_up = False
+        self.left = 0 if budget is None else budget.total_work  # work left to the list's questions
+        # the repack question of _help_cover: its own exact one, or this list's capped feasibility
+        self.cover = None if budget is None else self.feasible
+
+    def _capped(self, ask: Callable[[int], object], cap: int) -> object | None:
+        """``ask(cap)`` within ``cap`` and what is left of the list's work; None when it gives up."""
+        cap = min(cap, self.left)
+        if cap < 1:
+            self.gave_up = True
+            return None
+        before = oracle.search_work()
+        try:
+            return ask(cap)
+        except oracle.WorkLimitReached:
+            self.gave_up = True
+            return None
+        finally:
+            self.left -= oracle.search_work() - before
+
+    def by_card(self, base: np.ndarray, h: np.ndarray) -> dict[int, np.ndarray] | None:
+        """For each playable hand card type, a max-cards play holding it; None when it gives up."""
+        if self.budget is None:
+            return {c: p.counts for c, p in oracle.best_plays_by_card(base, h, self.rules, "cards", **self.kw).items()}
+        res = self._capped(lambda cap: oracle.best_plays_by_card_within(base, base + h, self.rules, cap, **self.kw),
+                           self.budget.by_card_work)
+        return res  # type: ignore[return-value]
+
+    def optimum(self, lo: np.ndarray, hi: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+        """An optimal play's counts over ``lo`` (capped by ``points_work``), or None."""
+        if self.budget is None:
+            res = _query(lo, hi, w, self.rules, self.kw)
+        else:
+            res = self._capped(lambda cap: oracle.solve_within(lo, hi, w, self.rules, cap, **self.kw),
+                               self.budget.points_work)
+        return None if res is None else res.counts  # type: ignore[union-attr]
+
+    def feasible(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+        """Some partition's counts over ``lo`` in the box (capped by ``question_work``), or None."""
+        if self.budget is None:
+            return _feasible_query(lo, hi, self.rules, self.kw)
+        res = self._capped(lambda cap: oracle.solve_within(lo, hi, _ZERO, self.rules, cap, sweep="down", **self.kw),
+                           self.budget.question_work)
+        return None if res is None else res.counts  # type: ignore[union-attr]
+
+
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:
     return (-int(x.sum()), -int(pts @ x), (-x).tolist())
 
@@ -332,6 +429,7 @@ def legal_plays(
     opened: bool = True,
     limit: int = 64,
     help: Counts | None = None,
+    budget: ListBudget | None = None,
 ) -> list[np.ndarray]:
     """Distinct legal plays (count vectors), most cards first, then most hand points.
 
@@ -350,20 +448,30 @@ def legal_plays(
     least 2 plus the number of playable card types. With ``help`` (the help pile, when the
     player may use it) plays may also name help cards; the guaranteed entries are computed over
     hand cards only.
+
+    ``budget`` (a :class:`ListBudget`) bounds the oracle's effort: each question gets a work cap,
+    the enumeration a number of branches, and what does not fit is left out, so a list's cost is
+    bounded on any position, and it is the same list on every machine and after any history of
+    calls. Left out are the entries 1-3 whose question gave up and the plays past the last branch
+    considered (or beneath a branch whose question gave up); the rest of the order above holds.
+    The default (``None``) lists exactly as described, which on a crowded table with a big hand
+    (jokers, several decks) can take seconds.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
+    if budget is not None and not isinstance(budget, ListBudget):
+        raise TypeError(f"budget must be a ListBudget or None, got {type(budget).__name__}")
     info = rules_info(rules)
     t, h = as_counts(table, "table"), as_counts(hand, "hand")
     opening = needs_opening(rules, opened)
     hp = None if help is None or opening else as_counts(help, "help")
     if hp is not None and not hp.any():
         hp = None
-    key = (info.key, opening, t.tobytes(), h.tobytes(), b"" if hp is None else hp.tobytes(), int(limit))
+    key = (info.key, opening, t.tobytes(), h.tobytes(), b"" if hp is None else hp.tobytes(), int(limit), budget)
     hit = _PLAYS.get(key)
     if hit is not None:
         return [np.frombuffer(b, dtype=np.int64).copy() for b in hit]
-    plays = _legal_plays(t, h, hp, rules, info, opening, int(limit))
+    plays = _legal_plays(t, h, hp, rules, info, opening, int(limit), budget)
     if len(_PLAYS) >= _PLAYS_SIZE:
         _PLAYS.clear()
     _PLAYS[key] = tuple(x.tobytes() for x in plays)
@@ -371,49 +479,51 @@ def legal_plays(
 
 
 def _legal_plays(
-    t: np.ndarray, h: np.ndarray, hp: np.ndarray | None, rules: Rules, info: RulesInfo, opening: bool, limit: int
+    t: np.ndarray, h: np.ndarray, hp: np.ndarray | None, rules: Rules, info: RulesInfo, opening: bool, limit: int,
+    budget: ListBudget | None,
 ) -> list[np.ndarray]:
     base = _ZERO if opening else t
     kw = _opening_kw(rules, opening)
     ones = info.ones
+    ask = _Questions(rules, kw, budget)
 
     # one forward/backward pass of the oracle: for every playable hand card type, a max-cards play
     # containing it; the first of those with the most cards is a max-cards play overall
-    by_card = {c: play.counts for c, play in oracle.best_plays_by_card(base, h, rules, "cards", **kw).items()}
+    answered = ask.by_card(base, h)
+    by_card = {} if answered is None else answered  # None: the pass gave up (budget)
     playable = sorted(by_card)
     root = max((by_card[c] for c in playable), key=lambda x: int(x.sum()), default=None)
-    if hp is None and root is None:
+    if hp is None and root is None and answered is not None:
         return []
 
     # depth-first enumeration. Whether a branch holds a legal play does not depend on which witness
     # was found, so the branch queries ask for any arrangement (no weights: no optimum to prove) and
     # the plays listed are the same; a feasible query's solution (a witness) makes the child that agrees
     # with it free. With help cards every held or help type takes part and each leaf is checked.
-    if hp is None:
+    if hp is None and answered is not None:
         avail = np.zeros(NUM_TYPES, dtype=np.int64)
         avail[playable] = h[playable]
         types = playable
         top = root
-    else:
-        avail = h + hp
+    else:  # help cards, or no playable types known: every held (or help) type, from a witness
+        avail = h if hp is None else h + hp
         types = [int(c) for c in np.flatnonzero(avail)]
-        res = _query(base, base + avail, ones, rules, kw)
-        top = None if res is None else res.counts
+        top = ask.optimum(base, base + avail, ones) if budget is None else ask.feasible(base, base + avail)
     # the guaranteed entries (hand cards only): max cards, max points (asked for only when the list
     # might be long enough to need it), one per playable card
     guaranteed: list[np.ndarray] = [] if root is None else [root, *(by_card[c] for c in playable)]
     g_keys = {y.tobytes() for y in guaranteed}
     points_play: list[np.ndarray] = []  # filled by ask_points
-    asked = root is None
+    asked = root is None and answered is not None
 
     def ask_points() -> None:
         nonlocal asked, extra
         asked = True
         hand_only = base + avail if hp is None else base + h
-        res = _query(base, hand_only, info.points, rules, kw)
-        if res is not None and res.counts.any():
-            points_play.append(res.counts)
-            k = res.counts.tobytes()
+        x = ask.optimum(base, hand_only, info.points)
+        if x is not None and x.any():
+            points_play.append(x)
+            k = x.tobytes()
             if k not in g_keys:
                 g_keys.add(k)
                 extra -= k in seen
@@ -440,8 +550,10 @@ def _legal_plays(
             from_hand, from_help = split_play(x, h)
             if not from_hand.any():
                 return
-            if from_help.any() and help_repack(t, from_hand, from_help, rules) is None:
-                return
+            if from_help.any():
+                whole = t + from_hand + from_help
+                if _help_cover(whole, whole, from_help.copy(), rules, set(), ask.cover) is None:
+                    return
         seen.add(k)
         found.append(x.copy())
         extra += k not in g_keys
@@ -459,12 +571,16 @@ def _legal_plays(
         # visiting every subset beneath it
         need = None if hp is None else np.maximum(x - h, 0)
         if need is None or not need.any():
-            sol = _feasible_in(lo, hi, rules, info, kw)
+            sol = _feasible_in(lo, hi, rules, info, kw) if budget is None else ask.feasible(lo, hi)
             return None if sol is None else lo - base + sol
-        sol = _help_cover(lo, hi, need, rules, failed)
+        sol = _help_cover(lo, hi, need, rules, failed, ask.cover)
         return None if sol is None else sol[0] - base
 
-    def dfs(i: int, witness: np.ndarray) -> bool:  # True: stop (more than `limit` found)
+    nodes = 0  # branches considered
+    max_nodes = 0 if budget is None else budget.nodes
+
+    def dfs(i: int, witness: np.ndarray) -> bool:  # True: stop (more than `limit` found, or no branches left)
+        nonlocal nodes
         if i == n_types:
             if x.any():
                 emit(x)
@@ -473,6 +589,10 @@ def _legal_plays(
         rest[c] = 0
         stop = False
         for k in range(int(avail[c]), -1, -1):
+            if max_nodes and (nodes >= max_nodes or ask.left < 1):
+                stop = ask.gave_up = True
+                break
+            nodes += 1
             x[c] = k
             if k == witness[c]:
                 child = witness
@@ -493,9 +613,11 @@ def _legal_plays(
     if not stopped and types and top is not None:
         stopped = dfs(0, top)
 
-    if not stopped:
+    if not stopped and not ask.gave_up:
         plays = found  # every legal play (at most `limit`)
     else:
+        if not asked:  # the budget left plays out: the max-points play is listed all the same
+            ask_points()
         guaranteed[1:1] = points_play
         plays, keys = [], set()
         for y in guaranteed + found:

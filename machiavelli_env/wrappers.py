@@ -26,6 +26,10 @@
   (RLlib calls ``cls(env_config)``; see :meth:`SingleAgentEnv.from_config`), and is registered
   with Gymnasium as ``Machiavelli-v0`` (card counts) and ``MachiavelliCandidates-v0``
   (``candidates=64``).
+* Both take a ``budget`` (:class:`CandidatePlays`) / ``list_budget`` (:class:`SingleAgentEnv`, a
+  :class:`machiavelli_env.legal.ListBudget` or a mapping of its fields): the candidate lists are
+  then bounded in the oracle's work, so no position costs more than about a list's budget; the
+  default lists exactly (:func:`machiavelli_env.legal.legal_plays`).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from . import game, observation
+from . import game, legal, observation
 from .cards import NUM_TYPES
 from .render import render_text
 from .render_image import render_rgb, show_human
@@ -100,10 +104,13 @@ class CandidatePlays(BaseWrapper):
     """
 
     def __init__(self, env: AECEnv, limit: int = 64, *, flatten: bool = False, invalid_action: str = "raise",
-                 observation_key: str = "observation"):
+                 observation_key: str = "observation", budget: legal.ListBudget | None = None):
         super().__init__(env)
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
             raise ValueError(f"limit must be an integer of at least 1, got {limit!r}")
+        if budget is not None and not isinstance(budget, legal.ListBudget):
+            raise TypeError(f"budget must be a legal.ListBudget or None, got {type(budget).__name__}")
+        self.budget = budget
         if invalid_action not in ("raise", "draw"):
             raise ValueError(f"invalid_action must be 'raise' or 'draw', got {invalid_action!r}")
         self.limit = int(limit)
@@ -131,7 +138,7 @@ class CandidatePlays(BaseWrapper):
         state = base.game_state
         if self._cache[0] is state and self._cache[1] == agent:
             return self._cache[2]
-        plays = base.legal_plays(agent, limit=self.limit)
+        plays = base.legal_plays(agent, limit=self.limit, budget=self.budget)
         self._cache = (state, agent, plays)
         return plays
 
@@ -230,11 +237,12 @@ class SingleAgentEnv(gymnasium.Env):
         strict: bool = False,
         opponent_limit: int = 64,
         numeric_info: bool = False,
+        list_budget: legal.ListBudget | Mapping[str, int] | None = None,
         **rule_overrides: Any,
     ):
         if isinstance(rules, Mapping) and not isinstance(rules, Rules) and set(rules) & set(ENV_KEYS):
             if learner != "player_0" or opponents is not None or candidates is not None or render_mode is not None \
-                    or strict or opponent_limit != 64 or numeric_info or rule_overrides:
+                    or strict or opponent_limit != 64 or numeric_info or list_budget is not None or rule_overrides:
                 raise TypeError("pass either one config mapping or keyword arguments, not both")
             self.__init__(**_split_config(rules))  # type: ignore[misc]
             return
@@ -267,6 +275,15 @@ class SingleAgentEnv(gymnasium.Env):
         if not isinstance(numeric_info, bool):
             raise TypeError(f"numeric_info must be True or False, got {numeric_info!r}")
         self.numeric_info = numeric_info
+        if isinstance(list_budget, Mapping):  # a config's mapping of ListBudget fields
+            unknown_fields = sorted(set(list_budget) - {f.name for f in dataclasses.fields(legal.ListBudget)})
+            if unknown_fields:
+                raise ValueError(f"list_budget has no field {unknown_fields[0]!r}")
+            list_budget = legal.ListBudget(**list_budget)
+        if list_budget is not None and not isinstance(list_budget, legal.ListBudget):
+            raise TypeError(f"list_budget must be a legal.ListBudget, a mapping of its fields or None, "
+                            f"got {type(list_budget).__name__}")
+        self.list_budget = list_budget
         self.render_mode = render_mode
         self.nvec = observation.action_nvec(self.rules)
         if candidates is not None:
@@ -352,7 +369,7 @@ class SingleAgentEnv(gymnasium.Env):
         s = self._require()
         if s.done or s.current != self.seat:
             return []
-        return game.legal_plays(s, self.seat, self.candidates or 64)
+        return game.legal_plays(s, self.seat, self.candidates or 64, self.list_budget)
 
     def _advance(self) -> float:
         """Let the opponents move until the learner is to move or the game is over."""
@@ -361,7 +378,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not s.done and s.current != self.seat:
             q = s.current
             obs = observation.observe(s, q)
-            plays = game.legal_plays(s, q, self.opponent_limit)
+            plays = game.legal_plays(s, q, self.opponent_limit, self.list_budget)
             act = _policy_action(self.opponents[q](obs, plays), plays)
             self._render_prev = (s, act)
             s = game.step(s, act)
@@ -427,7 +444,8 @@ class SingleAgentEnv(gymnasium.Env):
 
 
 #: The parameters of :class:`SingleAgentEnv` a config mapping may name (every other key is a rules field).
-ENV_KEYS = ("rules", "learner", "opponents", "candidates", "render_mode", "strict", "opponent_limit", "numeric_info")
+ENV_KEYS = ("rules", "learner", "opponents", "candidates", "render_mode", "strict", "opponent_limit", "numeric_info",
+            "list_budget")
 _POLICIES: dict[str, Callable[[], Policy]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
 
 

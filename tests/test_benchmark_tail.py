@@ -69,3 +69,29 @@ def test_oracle_dump_is_the_same_twice(tmp_path, capsys):
     assert dump.main(["--cases", "5", "--games", "0", "--out", str(b)]) == 0
     assert a.read_bytes() == b.read_bytes() and len(a.read_text().splitlines()) == 5
     assert capsys.readouterr().out.count("positions 5") == 2
+
+
+def test_tail_bounds_the_agents_lists_when_asked(tail, capsys):
+    argv = ["--games", "1", "--greedy-games", "0", "--configs", "jokers2", "--list-budget", '{"nodes": 20}']
+    assert tail.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "agents' lists bounded by ListBudget(nodes=20," in text and "| jokers2 | 2 | 1 |" in text
+    with pytest.raises(SystemExit):
+        tail.main(["--games", "1", "--list-budget", '{"node": 20}'])
+    assert "--list-budget" in capsys.readouterr().err
+
+
+def test_list_budget_benchmark_reports_both_lists(tmp_path, capsys):
+    bench = _load("list_budget")
+    out_json = tmp_path / "lb.json"
+    assert bench.main(["--games", "1", "--configs", "classic,jokers2", "--budget", '{"nodes": 20}',
+                       "--json", str(out_json)]) == 0
+    text = capsys.readouterr().out
+    assert "| classic | random |" in text and "| jokers2 |" in text
+    rows = json.loads(out_json.read_text())["speed"]
+    assert {r["config"] for r in rows} == {"classic", "jokers2"}
+    for r in rows:
+        assert r["positions"] > 0 and 0.0 <= r["max_size_kept"] <= 1.0 and 0.0 <= r["same"] <= 1.0
+        assert r["plays"][1] <= 32
+    with pytest.raises(SystemExit):
+        bench.main(["--configs", "nowhere"])

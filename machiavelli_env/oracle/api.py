@@ -273,6 +273,64 @@ def best_plays_by_card(
     return out
 
 
+# ---------------------------------------------------------------------------------------------- capped questions
+class WorkLimitReached(Exception):
+    """A question asked with ``max_work`` gave up: the search did that much work (or filled its
+    memo) without settling it. Whether it gives up depends on the question only (work is a count),
+    never on the machine, the time or the queries asked before."""
+
+
+def search_work() -> int:
+    """The exact search's work since the module loaded (:func:`machiavelli_env.oracle.dp.work`)."""
+    return dp.work()
+
+
+def solve_within(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    weights: np.ndarray,
+    rules: Rules,
+    max_work: int,
+    *,
+    need_group: bool = False,
+    min_open_points: int = 0,
+    sweep: str = "up",
+) -> Play | None:
+    """:func:`solve` by the exact search alone, giving up after ``max_work`` work.
+
+    Answers exactly as :func:`solve` does when it answers (an optimal ``x``, or ``None`` when the
+    box holds no partition); raises :class:`WorkLimitReached` otherwise. With zero ``weights`` it is
+    a feasibility question. The arguments must already be valid int64 count vectors.
+    """
+    res = dp.capped_solve(lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep), max_work)
+    if res is None:
+        return None
+    if res == dp.OVER_WORK:
+        raise WorkLimitReached(f"no answer within {max_work} work")
+    if isinstance(res, int):
+        _raise_code(res, lo, hi, weights, rules)
+    return _play(res)
+
+
+def best_plays_by_card_within(
+    lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, objective: str = "cards", *,
+    need_group: bool = False, min_open_points: int = 0,
+) -> dict[int, np.ndarray]:
+    """:func:`best_plays_by_card` over the box ``[lo, hi]`` by the exact search alone: for every
+    card type that takes part in some feasible ``x``, the counts ``x - lo`` of an optimal ``x``
+    holding it (no melds). Empty when the box holds no partition; raises
+    :class:`WorkLimitReached` past ``max_work`` work. Arguments as in :func:`solve_within`."""
+    w = objective_weights(objective, rules)
+    res = dp.capped_by_card(lo, hi, w, rules, need_group, int(min_open_points), max_work)
+    if res is None:
+        return {}
+    if res == dp.OVER_WORK:
+        raise WorkLimitReached(f"no answer within {max_work} work")
+    if isinstance(res, int):
+        _raise_code(res, lo, hi, w, rules)
+    return {int(card): np.frombuffer(item[1], dtype=np.int64).copy() for card, item in res.items()}
+
+
 def opening_play(hand: Counts, rules: Rules, objective: str = "cards") -> Play | None:
     """The best first lay-down from the hand alone (table untouched) meeting ``rules.opening``.
 

@@ -325,6 +325,44 @@ def mirrored_by_card(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules:
     return {int(MIRROR[card]): _unmirror(item) for card, item in res.items()}
 
 
+#: the extension's answer when a question asked with a work cap gives up
+OVER_WORK = 5
+
+
+def capped_solve(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, down: bool,
+    cap: int,
+):
+    """:func:`raw_solve`'s question answered by the extension's own search alone, giving up with
+    :data:`OVER_WORK` once it has done ``cap`` work (:func:`work`) or filled its memo: no LP, no
+    second direction, no integer programme. Whether it gives up is a function of the question (the
+    search's work is a count, the same after any history of queries and on any machine). ``down``
+    as in :func:`raw_solve` (the mirrored position, not with opening points)."""
+    if cap < 1:
+        raise ValueError(f"cap must be at least 1, got {cap}")
+    ace, mjpm, decks, jokers = rules_params(rules)
+    try:
+        if down and not min_open:
+            return mirrored_solve(lo, hi, weights, rules, need_group, cap)
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
+    except MemoryError:
+        return OVER_WORK
+
+
+def capped_by_card(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, cap: int
+):
+    """:func:`raw_by_card`'s question (no melds) answered by the extension alone, giving up with
+    :data:`OVER_WORK` past ``cap`` work or a full memo, as :func:`capped_solve` does."""
+    if cap < 1:
+        raise ValueError(f"cap must be at least 1, got {cap}")
+    ace, mjpm, decks, jokers = rules_params(rules)
+    try:
+        return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, 0, cap)
+    except MemoryError:
+        return OVER_WORK
+
+
 def solve_bounds(
     lo: np.ndarray,
     hi: np.ndarray,

@@ -102,8 +102,9 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
 static int parse_query(PyObject *args, Query *q, int *extra, int nextra) {
     PyObject *olo, *ohi, *ow;
     int ace, mjpm, need_group, min_open, decks, jokers, ex[2] = {0, 0};
-    if (!PyArg_ParseTuple(args, nextra ? "OOOiiiiiii" : "OOOiiiiii", &olo, &ohi, &ow, &ace, &mjpm, &need_group,
-                          &min_open, &decks, &jokers, &ex[0]))
+    const char *fmt = nextra >= 2 ? "OOOiiiiiiii" : nextra ? "OOOiiiiiii" : "OOOiiiiii";
+    if (!PyArg_ParseTuple(args, fmt, &olo, &ohi, &ow, &ace, &mjpm, &need_group, &min_open, &decks, &jokers, &ex[0],
+                          &ex[1]))
         return -1;
     for (int i = 0; i < nextra; i++) extra[i] = ex[i];
     long long lo[NT], hi[NT], w[NT];

@@ -144,12 +144,17 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
     return rc;
 }
 
+/* by_card(lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers, melds[, cap]): cap > 0 gives
+ * up after that much work (forward entries and expansions), answering 5 */
 static PyObject *py_by_card(PyObject *self, PyObject *args) {
     Query *q = &g_query;
-    int want_melds = 1;
-    int rc = parse_query(args, q, &want_melds, 1);
+    int extra[2] = {1, 0};
+    int rc = parse_query(args, q, extra, PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 11 ? 2 : 1);
+    const int want_melds = extra[0], cap = extra[1];
     PyObject *res = NULL, *out = NULL;
     if (rc < 0) goto done;
+    if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.by_card: cap must be >= 0"); goto done; }
+    g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
     if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
     last_states = last_pruned = last_nodes = 0;
@@ -162,11 +167,13 @@ static PyObject *py_by_card(PyObject *self, PyObject *args) {
         if (r == 0) r = 2;
     }
     if (r == 2) { res = Py_None; Py_INCREF(res); goto done; }
+    if (r == -6) { res = PyLong_FromLong(5); goto done; } /* over the work cap */
     if (r == -4) goto done;
     if (r < 0) { set_err(r); goto done; }
     res = out;
     out = NULL;
 done:
+    g_cap_at = 0;
     Py_XDECREF(out);
     return res;
 }

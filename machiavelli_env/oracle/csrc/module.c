@@ -102,7 +102,8 @@ static PyMethodDef methods[] = {
      "hi = table + hand"},
     {"by_card", py_by_card, METH_VARARGS,
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
-     "want_melds) -> None | {card: (value, counts, melds | None)} | error code"},
+     "want_melds[, cap]) -> None | {card: (value, counts, melds | None)} | error code (5 over the work cap "
+     "cap > 0)"},
     {"lp_refute", py_lp_refute, METH_VARARGS,
      "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point, decks]) -> True when the LP relaxation "
      "of the meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else "

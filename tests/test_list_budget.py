@@ -1,0 +1,149 @@
+"""Bounded legal-play lists (legal.ListBudget) and the capped oracle questions behind them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from game_positions import crowded_positions
+
+from machiavelli_env import game, legal, oracle
+from machiavelli_env.oracle import dp
+from machiavelli_env.rules import Rules
+
+ROOMY = legal.ListBudget(nodes=10**9, question_work=10**9, by_card_work=10**9, points_work=10**9, total_work=10**12)
+TIGHT = legal.ListBudget(nodes=12, question_work=40, by_card_work=300, points_work=100)
+
+
+def _positions(preset: str, seed: int) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
+    return crowded_positions(preset, games=2, seed=seed, other="hoarder", every=3, min_table=12)
+
+
+def _keys(plays: list[np.ndarray]) -> list[bytes]:
+    return [p.tobytes() for p in plays]
+
+
+@pytest.mark.parametrize("preset", ["classic", "jokers2", "opening_points36"])
+def test_a_budget_with_room_to_spare_lists_exactly_the_unbounded_list(preset: str) -> None:
+    positions = _positions(preset, seed=6100)
+    assert len(positions) >= 10
+    for table, hand, rules in positions:
+        for limit in (4, 32):
+            legal.clear_caches()
+            exact = legal.legal_plays(table, hand, rules, limit=limit)
+            legal.clear_caches()
+            assert _keys(legal.legal_plays(table, hand, rules, limit=limit, budget=ROOMY)) == _keys(exact)
+
+
+def test_a_budget_with_room_to_spare_lists_exactly_with_help_cards() -> None:
+    rules = Rules.load("help_cards")
+    checked = 0
+    for seed in (6200, 6201):
+        state = game.new_game(rules, seed)
+        while not state.done and checked < 40:
+            p = state.current
+            help_ = state.help if game.help_usable(state, p) else None
+            args = (state.table, state.hands[p], rules)
+            exact = legal.legal_plays(*args, opened=bool(state.opened[p]), limit=32, help=help_)
+            legal.clear_caches()
+            roomy = legal.legal_plays(*args, opened=bool(state.opened[p]), limit=32, help=help_, budget=ROOMY)
+            assert _keys(roomy) == _keys(exact)
+            checked += help_ is not None
+            play = exact[0] if exact else np.zeros(53, dtype=np.int64)
+            state = game.step(state, play)
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("preset", ["classic", "jokers2", "spanish_comodines", "opening_group"])
+def test_a_tight_budget_lists_distinct_legal_plays_in_the_documented_order(preset: str) -> None:
+    shorter = 0
+    for table, hand, rules in _positions(preset, seed=6300):
+        legal.clear_caches()
+        plays = legal.legal_plays(table, hand, rules, limit=32, budget=TIGHT)
+        exact = legal.legal_plays(table, hand, rules, limit=32)
+        assert len(set(_keys(plays))) == len(plays) <= 32
+        for p in plays:
+            assert (p <= hand).all() and p.any()
+            assert legal.arrange_play(table, hand, p, rules) is not None
+        points = legal.rules_info(rules).points
+        order = [(-int(p.sum()), -int(points @ p), (-p).tolist()) for p in plays]
+        assert order == sorted(order)
+        shorter += len(plays) < len(exact)
+    assert shorter > 0  # the budget binds on these positions: a bound that never bites fails here
+
+
+def test_a_budgeted_list_does_not_depend_on_the_questions_asked_before() -> None:
+    positions = _positions("jokers2", seed=6400)
+    budget = legal.ListBudget(nodes=30, question_work=200, by_card_work=2_000, points_work=800)
+
+    def lists() -> list[list[bytes]]:
+        return [_keys(legal.legal_plays(t, h, r, limit=16, budget=budget)) for t, h, r in positions]
+
+    legal.clear_caches()
+    dp._dp.clear_caches()
+    first = lists()
+    # another history: exact lists and best plays in the reverse order, caches kept
+    for t, h, r in positions[::-1]:
+        legal.legal_plays(t, h, r, limit=8)
+        legal.best_play(t, h, r)
+    legal.clear_caches()
+    assert lists() == first
+
+
+def test_list_budget_rejects_what_is_not_a_positive_count() -> None:
+    with pytest.raises(ValueError, match="ListBudget.nodes must be a positive integer"):
+        legal.ListBudget(nodes=0)
+    with pytest.raises(ValueError, match="ListBudget.question_work"):
+        legal.ListBudget(question_work=2.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ListBudget.points_work"):
+        legal.ListBudget(points_work=True)
+    table, hand, rules = _positions("classic", seed=6500)[0]
+    with pytest.raises(TypeError, match="budget must be a ListBudget"):
+        legal.legal_plays(table, hand, rules, budget=100)  # type: ignore[arg-type]
+
+
+def test_capped_questions_answer_as_the_exact_oracle_or_give_up() -> None:
+    gave_up = 0
+    for table, hand, rules in _positions("jokers2", seed=6600)[:12]:
+        hi = table + hand
+        w = oracle.objective_weights("cards", rules)
+        exact = oracle.solve(table, hi, w, rules)
+        assert oracle.solve_within(table, hi, w, rules, 10**9).value == exact.value
+        by_card = {c: p.counts for c, p in oracle.best_plays_by_card(table, hand, rules).items()}
+        within = oracle.best_plays_by_card_within(table, hi, rules, 10**9)
+        assert sorted(within) == sorted(by_card)
+        assert all(int(within[c].sum()) == int(by_card[c].sum()) for c in by_card)
+        with pytest.raises(oracle.WorkLimitReached):
+            oracle.solve_within(table, hi, w, rules, 1)
+        try:
+            oracle.best_plays_by_card_within(table, hi, rules, 1)
+        except oracle.WorkLimitReached:
+            gave_up += 1
+        before = oracle.search_work()
+        oracle.solve_within(table, hi, w, rules, 10**9)
+        assert oracle.search_work() > before
+    assert gave_up >= 6
+
+
+def test_candidate_wrappers_list_the_budgeted_plays() -> None:
+    from pettingzoo.test import api_test
+
+    import machiavelli_env
+    from machiavelli_env.wrappers import CandidatePlays, SingleAgentEnv
+
+    budget = legal.ListBudget(nodes=20, question_work=200)
+    env = CandidatePlays(machiavelli_env.env(), 16, budget=budget)
+    env.reset(seed=5)
+    state = env.unwrapped.game_state
+    expected = game.legal_plays(state, state.current, 16, budget)
+    assert _keys(env.candidates()) == _keys(expected)
+    api_test(CandidatePlays(machiavelli_env.env(), 16, budget=budget), num_cycles=20)
+    with pytest.raises(TypeError, match="budget must be a legal.ListBudget"):
+        CandidatePlays(machiavelli_env.env(), 16, budget={"nodes": 20})  # type: ignore[arg-type]
+
+    single = SingleAgentEnv({"candidates": 16, "list_budget": {"nodes": 20, "question_work": 200}})
+    assert single.list_budget == budget
+    single.reset(seed=5)
+    s = single.state
+    assert _keys(single.legal_plays()) == _keys(game.legal_plays(s, single.seat, 16, budget))
+    with pytest.raises(ValueError, match="list_budget has no field 'node'"):
+        SingleAgentEnv(candidates=16, list_budget={"node": 20})
