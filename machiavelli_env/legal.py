@@ -589,10 +589,11 @@ def _legal_plays(
         rest[c] = 0
         stop = False
         for k in range(int(avail[c]), -1, -1):
-            if max_nodes and (nodes >= max_nodes or ask.left < 1):
-                stop = ask.gave_up = True
-                break
-            nodes += 1
+            if max_nodes:
+                if nodes >= max_nodes or ask.left < 1:
+                    stop = ask.gave_up = True
+                    break
+                nodes += 1
             x[c] = k
             if k == witness[c]:
                 child = witness
