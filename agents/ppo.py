@@ -34,6 +34,10 @@ runs made before the rule existed reproduce exactly.
 Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candidate -> MLP -> c``
 (``cand_hidden``), ``score_i = MLP([s, c_i])``, ``value = MLP(s)``.
 
+Candidate lists: exact by default; a policy whose spec names a ``list_budget`` (a
+:class:`machiavelli_env.legal.ListBudget`, set in a training config's ``policy`` section and stored
+with the checkpoint) trains and plays on lists bounded by it, unless the turn sets its own.
+
 Checkpoints are safetensors files (weights only, never pickled code) with a JSON side file of the
 architecture (``model.safetensors`` + ``model.json``; the same JSON is also stored in the
 safetensors header, so the side file is optional). :func:`load_ppo_agent` reads them; ``ppo``
@@ -108,6 +112,9 @@ class PolicySpec:
     lookahead: bool = False
     take_wins: bool = True  # a play that empties the hand wins at once: it is then the only candidate
     stock_clock: bool = False  # state features: which seat draws the stock's last card (see the module docstring)
+    # the candidates' bound (a legal.ListBudget, or a mapping of its fields); None: exact lists. Not
+    # architecture: a policy plays with the lists it was trained on, and a fine-tune may change it
+    list_budget: legal.ListBudget | None = None
 
     def __post_init__(self) -> None:
         for name, hi in (("limit", MAX_LIMIT), ("hidden", MAX_HIDDEN), ("cand_hidden", MAX_HIDDEN)):
@@ -118,6 +125,15 @@ class PolicySpec:
         for name in ("lookahead", "take_wins", "stock_clock"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"policy {name} must be true or false, got {getattr(self, name)!r}")
+        budget = self.list_budget
+        if isinstance(budget, dict):
+            try:
+                budget = legal.ListBudget(**budget)
+            except TypeError as exc:
+                raise ValueError(f"policy list_budget: {exc}") from None
+            object.__setattr__(self, "list_budget", budget)
+        if budget is not None and not isinstance(budget, legal.ListBudget):
+            raise ValueError(f"policy list_budget must be a mapping of ListBudget fields, got {budget!r}")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PolicySpec:
@@ -131,7 +147,10 @@ class PolicySpec:
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.list_budget is None:  # exact lists: the settings of checkpoints made before the option
+            del out["list_budget"]
+        return out
 
 
 def state_dim(spec: PolicySpec) -> int:
@@ -168,6 +187,9 @@ def encode_turn(
     module docstring.
     """
     k_max = spec.limit
+    if spec.list_budget is not None and turn.list_budget is None:  # the lists the policy was trained on
+        turn.list_budget = spec.list_budget
+        turn._legal_cache.clear()
     plays = turn.legal_plays_up_to(k_max)[:k_max]
     norm, pts = _rules_arrays(turn.rules)
     hand = np.asarray(turn.hand, dtype=np.int64)
@@ -358,14 +380,17 @@ def expected_shapes(spec: PolicySpec) -> dict[str, tuple[int, ...]]:
 
 
 def widen_state_dict(policy: CandidatePolicy, spec: PolicySpec) -> dict[str, torch.Tensor]:
-    """``policy``'s weights for a network of ``spec``, which may add the ``stock_clock`` inputs.
+    """``policy``'s weights for a network of ``spec``, which may add the ``stock_clock`` inputs (and
+    name another ``list_budget``, which is not architecture).
 
     The new inputs get zero weights, so the widened network scores every turn exactly as
     ``policy`` does until training changes them. Any other difference of architecture raises
     :class:`CheckpointError`.
     """
     old = policy.spec
-    if replace(old, stock_clock=spec.stock_clock) != spec or (old.stock_clock and not spec.stock_clock):
+    if replace(old, stock_clock=spec.stock_clock, list_budget=spec.list_budget) != spec or (
+        old.stock_clock and not spec.stock_clock
+    ):
         raise CheckpointError(f"architecture {old.to_dict()} cannot initialise {spec.to_dict()}")
     weights = {k: v.detach().clone() for k, v in policy.state_dict().items()}
     w = weights["state_net.0.weight"]

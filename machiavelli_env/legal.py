@@ -63,7 +63,9 @@ class ListBudget:
     Work is the exact search's count (:func:`machiavelli_env.oracle.api.search_work`: forward-pass
     entries plus expansions, about 0.3-0.5 us each on a current x86 core). A question that would
     need more than its cap, or than what is left of ``total_work``, gives up, and the list goes on
-    without its answer:
+    without its answer. The list first asks whether the whole hand is a legal play (one repack
+    question, capped as a branch question): when it is, that play (going out) is listed even if the
+    per-card pass gives up. Then:
 
     * ``by_card_work``: the one pass that finds, for every hand card type, a max-cards play holding
       it (entries 1 and 3 of :func:`legal_plays`; without it the enumeration runs over every held
@@ -77,15 +79,15 @@ class ListBudget:
     most), whatever the position. Every play listed is legal (each comes from an answered
     question). When no question gives up and the enumeration ends within ``nodes``, the list is
     the unbounded one. Time per unit of work depends on the rules (about 0.5 us on the presets,
-    up to about 3 us with wrap and four jokers). With the defaults the shipped ``ppo`` policies
+    up to about 4 us with wrap and four jokers). With the defaults the shipped ``ppo`` policies
     kept their strength (``docs/RESULTS.md``, "Bounded legal-play lists").
     """
 
-    nodes: int = 400
-    question_work: int = 2_000
-    by_card_work: int = 40_000
-    points_work: int = 10_000
-    total_work: int = 60_000
+    nodes: int = 100
+    question_work: int = 600
+    by_card_work: int = 10_000
+    points_work: int = 3_000
+    total_work: int = 20_000
 
     def __post_init__(self) -> None:
         for name in ("nodes", "question_work", "by_card_work", "points_work", "total_work"):
@@ -489,10 +491,15 @@ def _legal_plays(
 
     # one forward/backward pass of the oracle: for every playable hand card type, a max-cards play
     # containing it; the first of those with the most cards is a max-cards play overall
+    # with a budget, first whether the whole hand is a legal play (one repack): it is then the only
+    # max-cards play, the entry that matters most (going out), listed even if the pass gives up
+    whole = budget is not None and hp is None and h.any() and ask.feasible(base + h, base + h) is not None
     answered = ask.by_card(base, h)
     by_card = {} if answered is None else answered  # None: the pass gave up (budget)
     playable = sorted(by_card)
     root = max((by_card[c] for c in playable), key=lambda x: int(x.sum()), default=None)
+    if whole and answered is None:
+        root = h.copy()
     if hp is None and root is None and answered is not None:
         return []
 

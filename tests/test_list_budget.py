@@ -147,3 +147,18 @@ def test_candidate_wrappers_list_the_budgeted_plays() -> None:
     assert _keys(single.legal_plays()) == _keys(game.legal_plays(s, single.seat, 16, budget))
     with pytest.raises(ValueError, match="list_budget has no field 'node'"):
         SingleAgentEnv(candidates=16, list_budget={"node": 20})
+
+
+def test_going_out_is_listed_even_when_the_budget_leaves_everything_else_out() -> None:
+    from machiavelli_env.cards import to_counts
+
+    rules = Rules.load("classic")
+    table, hand = to_counts("7S 8S 9S KH KC KD"), to_counts("3H 4H 5H 10S JS QS 5C 5D 5S")
+    starved = legal.ListBudget(nodes=1, by_card_work=1, points_work=1)
+    plays = legal.legal_plays(table, hand, rules, limit=32, budget=starved)
+    assert [p.tobytes() for p in plays] == [hand.tobytes()]
+    assert legal.arrange_play(table, hand, hand, rules) is not None
+    # a hand that cannot go out: nothing is claimed for it
+    stuck = hand.copy()
+    stuck[to_counts("2C").argmax()] += 1
+    assert all(int(p.sum()) < int(stuck.sum()) for p in legal.legal_plays(table, stuck, rules, budget=starved))

@@ -241,3 +241,36 @@ def test_shipped_two_player_checkpoint_beats_random_in_a_short_series():
     rules = Rules.load("classic")
     res = evaluate([make_agent("ppo", rules), RandomAgent(0)], rules, games=20, seed=2024)
     assert res["agents"][0]["win_rate"] >= 0.7
+
+
+def test_a_policy_with_a_list_budget_trains_and_plays_on_those_lists(tmp_path):
+    from machiavelli_env import legal
+
+    budget = {"nodes": 6, "question_work": 100, "by_card_work": 300, "points_work": 100, "total_work": 800}
+    spec = PolicySpec.from_dict({"limit": 16, "hidden": 32, "cand_hidden": 16, "list_budget": budget})
+    assert spec.list_budget == legal.ListBudget(**budget) and spec.to_dict()["list_budget"] == budget
+    assert "list_budget" not in SPEC.to_dict()  # exact lists: the settings of older checkpoints
+    with pytest.raises(ValueError, match="policy list_budget"):
+        PolicySpec.from_dict({"list_budget": {"node": 6}})
+    # a crowded table and a big hand, where the bound leaves plays out
+    bounded = 0
+    for state in _crowded_states("classic", seed=71):
+        p = state.current
+        _, _, _, plays = encode_turn(turn_from_state(state, p, limit=16), spec)
+        expected = game.legal_plays(state, p, 16, spec.list_budget)
+        assert [x.tobytes() for x in plays] == [x.tobytes() for x in expected]
+        bounded += len(expected) < len(game.legal_plays(state, p, 16))
+    assert bounded > 0
+    path = save_checkpoint(_policy(2, spec), tmp_path / "bounded")
+    assert load_checkpoint(path)[0].spec == spec
+
+
+def _crowded_states(preset: str, seed: int) -> list[game.State]:
+    rules = Rules.load(preset)
+    agents = [make_agent("greedy", rules), make_agent("hoarder", rules)]
+    state, out = game.new_game(rules, seed), []
+    while not state.done:
+        if state.table.sum() >= 20 and state.hands[state.current].sum() >= 12:
+            out.append(state)
+        state = game.step(state, np.asarray(agents[state.current].act(turn_from_state(state)), dtype=np.int64))
+    return out[::4]
