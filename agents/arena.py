@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from machiavelli_env import game
+from machiavelli_env import game, legal
 from machiavelli_env.cards import format_cards, from_counts
 from machiavelli_env.rules import Rules
 
@@ -71,10 +71,12 @@ def play_game(
     limit: int = 32,
     record: bool = False,
     on_step: Callable[[game.State, game.State, np.ndarray], None] | None = None,
+    list_budget: legal.ListBudget | None = None,
 ) -> GameResult:
     """Play one game (a match under ``match_target``) with ``agents[i]`` in seat ``i``.
 
-    ``limit`` is the number of legal plays offered to agents; ``record`` keeps every action and
+    ``limit`` is the number of legal plays offered to agents (bounded by ``list_budget`` when
+    given, see :class:`machiavelli_env.legal.ListBudget`); ``record`` keeps every action and
     public event (see :func:`replay_states`); ``on_step(before, after, action)`` is called after
     each move.
     """
@@ -87,7 +89,8 @@ def play_game(
     moves: list[dict[str, Any]] = []
     while not state.done:
         p = state.current
-        action = np.asarray(agents[p].act(turn_from_state(state, p, limit=limit)), dtype=np.int64)
+        action = np.asarray(agents[p].act(turn_from_state(state, p, limit=limit, list_budget=list_budget)),
+                            dtype=np.int64)
         after = game.step(state, action)
         if record:
             moves.append(
@@ -184,6 +187,7 @@ def evaluate(
     limit: int = 32,
     progress: Callable[[int, GameResult], None] | None = None,
     records: IO[str] | None = None,
+    list_budget: legal.ListBudget | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` seat-rotated games (see the module docstring); ``{"games", "agents": [...]}``.
 
@@ -205,7 +209,7 @@ def evaluate(
         seeds = [deal_seed(seed, g) % (2**31) + s for s in range(n)]
         res = play_game(
             rules, [agents[i] for i in seating], deal_seed(seed, block), agent_seeds=seeds, limit=limit,
-            record=records is not None,
+            record=records is not None, list_budget=list_budget,
         )
         if records is not None and res.record is not None:
             records.write(json.dumps({"game": g, **res.record}) + "\n")

@@ -11,6 +11,7 @@ import numpy as np
 
 from machiavelli_env.cli import UsageError, int_arg, parse_rules_arg
 from machiavelli_env.game import State
+from machiavelli_env.legal import ListBudget
 from machiavelli_env.records import printable
 from machiavelli_env.render import cards_text, render_text
 from machiavelli_env.rules import Rules, RulesError
@@ -48,8 +49,24 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="seed of the deals and of the agents, >= 0 (default 0)")
     p.add_argument("--limit", type=int_arg(1, 1024), default=32,
                    help="legal plays offered to agents, 1-1024 (default 32)")
+    p.add_argument("--list-budget", metavar="JSON", default=None,
+                   help='bound every agent\'s legal-play lists in the oracle\'s work: "default" for '
+                        'ListBudget(), or its fields as JSON, e.g. \'{"nodes": 50}\' (default: exact lists)')
     p.add_argument("--records", metavar="FILE", default=None, help="also save every game as a JSON Lines record")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _list_budget(text: str | None) -> ListBudget | None:
+    """``--list-budget``: None, ``default`` or a JSON object of :class:`ListBudget` fields."""
+    if text is None:
+        return None
+    try:
+        fields = {} if text == "default" else json.loads(text)
+        if not isinstance(fields, dict):
+            raise ValueError("expected a JSON object of ListBudget fields or 'default'")
+        return ListBudget(**fields)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--list-budget: {exc}") from None
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -62,6 +79,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise UsageError(f"--agents lists {len(names)} agents for {players} players; list one agent per seat")
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
+    list_budget = _list_budget(getattr(args, "list_budget", None))
     rules = _rules(args.rules, players)
     try:
         agents = [make_agent(n, rules=rules, seed=args.seed + i) for i, n in enumerate(names)]
@@ -79,12 +97,14 @@ def run_eval(args: argparse.Namespace) -> int:
 
     try:
         report = evaluate(agents, rules, args.games, args.seed, limit=args.limit, progress=on_game,
-                          records=out)
+                          records=out, list_budget=list_budget)
     finally:
         if out is not None:
             out.close()
     report["rules"] = rules.name
     report["seed"] = args.seed
+    if list_budget is not None:
+        report["list_budget"] = vars(list_budget)
     if args.json:
         print(json.dumps(report))
         return 0

@@ -162,3 +162,18 @@ def test_going_out_is_listed_even_when_the_budget_leaves_everything_else_out() -
     stuck = hand.copy()
     stuck[to_counts("2C").argmax()] += 1
     assert all(int(p.sum()) < int(stuck.sum()) for p in legal.legal_plays(table, stuck, rules, budget=starved))
+
+
+def test_eval_plays_on_bounded_lists_when_asked(capsys) -> None:
+    import json
+
+    from machiavelli_env.cli import main
+
+    argv = ["eval", "--agents", "random,greedy", "--games", "4", "--seed", "3", "--json"]
+    assert main([*argv, "--list-budget", '{"nodes": 3, "by_card_work": 50}']) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["list_budget"]["nodes"] == 3 and report["games"] == 4
+    assert main(argv) == 0
+    assert "list_budget" not in json.loads(capsys.readouterr().out)
+    assert main([*argv, "--list-budget", '{"node": 3}']) == 2
+    assert "--list-budget" in capsys.readouterr().err
