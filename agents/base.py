@@ -84,6 +84,11 @@ class Turn:
             self._legal_cache[limit] = self._legal(limit, self.list_budget) if self._legal is not None else []
         return self._legal_cache[limit]
 
+    def bound_lists(self, budget: legal.ListBudget) -> None:
+        """List legal plays within ``budget`` from now on (lists made before are dropped)."""
+        self.list_budget = budget
+        self._legal_cache.clear()
+
     def best_play(self, objective: str = "cards") -> np.ndarray:
         """The oracle's optimal play for ``objective`` (``cards`` or ``points``); zeros when none."""
         if self._best is None:
@@ -177,8 +182,7 @@ class WithListBudget(Agent):
         self.agent.reset(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
-        turn.list_budget = self.budget
-        turn._legal_cache.clear()
+        turn.bound_lists(self.budget)
         return self.agent.act(turn)
 
 

@@ -61,11 +61,8 @@ def _list_budget(text: str | None) -> ListBudget | None:
     if text is None:
         return None
     try:
-        fields = {} if text == "default" else json.loads(text)
-        if not isinstance(fields, dict):
-            raise ValueError("expected a JSON object of ListBudget fields or 'default'")
-        return ListBudget(**fields)
-    except (ValueError, TypeError) as exc:
+        return ListBudget.from_text(text)
+    except ValueError as exc:
         raise UsageError(f"--list-budget: {exc}") from None
 
 

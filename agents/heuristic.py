@@ -86,16 +86,14 @@ class PatientAgent(Agent):
         if not play.any():
             return fallback_action(turn)
         size = int(play.sum())
-        opponents = turn.hand_sizes[1:]
-        if (
-            size >= self.min_cards
-            or size == int(turn.hand.sum())
-            or (opponents and min(opponents) <= self.danger)
-            or turn.stock_size == 0
-            or not turn.draw_allowed
-        ):
+        if size >= self.min_cards or size == int(turn.hand.sum()) or self._must_not_wait(turn):
             return play
         return np.zeros(NUM_TYPES, dtype=np.int64)
+
+    def _must_not_wait(self, turn: Turn) -> bool:
+        """An opponent is close to going out, the stock is empty, or drawing is not allowed."""
+        opponents = turn.hand_sizes[1:]
+        return bool(opponents and min(opponents) <= self.danger) or turn.stock_size == 0 or not turn.draw_allowed
 
 
 class HoarderAgent(PatientAgent):
@@ -126,8 +124,7 @@ class HoarderAgent(PatientAgent):
         hand = np.asarray(turn.hand, dtype=np.int64)
         if hand.any() and turn.is_legal(hand):
             return hand.copy()
-        opponents = turn.hand_sizes[1:]
-        if (opponents and min(opponents) <= self.danger) or turn.stock_size == 0 or not turn.draw_allowed:
+        if self._must_not_wait(turn):
             return super().act(turn)  # it may play short of going out: the max-cards play, if any
         return DRAW.copy()
 

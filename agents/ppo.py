@@ -128,9 +128,9 @@ class PolicySpec:
         budget = self.list_budget
         if isinstance(budget, dict):
             try:
-                budget = legal.ListBudget(**budget)
-            except TypeError as exc:
-                raise ValueError(f"policy list_budget: {exc}") from None
+                budget = legal.ListBudget.from_mapping(budget)
+            except ValueError as exc:
+                raise ValueError(f"policy {exc}") from None
             object.__setattr__(self, "list_budget", budget)
         if budget is not None and not isinstance(budget, legal.ListBudget):
             raise ValueError(f"policy list_budget must be a mapping of ListBudget fields, got {budget!r}")
@@ -188,8 +188,7 @@ def encode_turn(
     """
     k_max = spec.limit
     if spec.list_budget is not None and turn.list_budget is None:  # the lists the policy was trained on
-        turn.list_budget = spec.list_budget
-        turn._legal_cache.clear()
+        turn.bound_lists(spec.list_budget)
     plays = turn.legal_plays_up_to(k_max)[:k_max]
     norm, pts = _rules_arrays(turn.rules)
     hand = np.asarray(turn.hand, dtype=np.int64)

@@ -142,15 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Bounded legal-play lists: time saved and policy strength.")
     ap.add_argument("--quick", action="store_true", help="2 games per configuration, no strength part")
     ap.add_argument("--games", type=int, default=6, help="games per configuration (default 6)")
-    ap.add_argument("--budget", default="{}", metavar="JSON", help="ListBudget fields (default: its defaults)")
+    ap.add_argument("--budget", default="default", metavar="JSON",
+                    help="ListBudget fields as JSON, or 'default' (the default)")
     ap.add_argument("--configs", help=f"comma-separated, of {', '.join(CONFIGS)} (default: all)")
     ap.add_argument("--strength", type=int, default=0, metavar="GAMES", help="games per strength match (default 0)")
     ap.add_argument("--seed", type=int, default=20261204, help="first deal seed")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     try:
-        budget = legal.ListBudget(**json.loads(args.budget))
-    except (ValueError, TypeError) as exc:
+        budget = legal.ListBudget.from_text(args.budget)
+    except ValueError as exc:
         ap.error(f"--budget: {exc}")
     names = args.configs.split(",") if args.configs else list(CONFIGS)
     for n in names:

@@ -259,9 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     list_budget = None
     if args.list_budget:
         try:
-            fields = {} if args.list_budget == "default" else json.loads(args.list_budget)
-            list_budget = ListBudget(**fields)
-        except (ValueError, TypeError) as exc:
+            list_budget = ListBudget.from_text(args.list_budget)
+        except ValueError as exc:
             ap.error(f"--list-budget: {exc}")
     base = QUICK if args.quick else FULL
     global CLOCK

@@ -35,9 +35,12 @@ Speed (every answer stays exact; the oracle decides every legality question):
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +97,22 @@ class ListBudget:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"ListBudget.{name} must be a positive integer, got {value!r}")
+
+    @classmethod
+    def from_mapping(cls, fields: Mapping[str, Any]) -> ListBudget:
+        """A budget from a mapping of its fields (a config's); ``ValueError`` naming a bad one."""
+        unknown = sorted(str(k) for k in set(fields) - {f.name for f in dataclasses.fields(cls)})
+        if unknown:
+            raise ValueError(f"list_budget has no field {unknown[0]!r}")
+        return cls(**fields)
+
+    @classmethod
+    def from_text(cls, text: str) -> ListBudget:
+        """A budget from a command line's text: ``default``, or a JSON object of its fields."""
+        fields = {} if text == "default" else json.loads(text)  # json's errors are ValueErrors
+        if not isinstance(fields, Mapping):
+            raise ValueError("expected a JSON object of ListBudget fields or 'default'")
+        return cls.from_mapping(fields)
 
 
 # ---------------------------------------------------------------------------------------------- per-rules facts

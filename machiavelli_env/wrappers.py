@@ -276,10 +276,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise TypeError(f"numeric_info must be True or False, got {numeric_info!r}")
         self.numeric_info = numeric_info
         if isinstance(list_budget, Mapping):  # a config's mapping of ListBudget fields
-            unknown_fields = sorted(set(list_budget) - {f.name for f in dataclasses.fields(legal.ListBudget)})
-            if unknown_fields:
-                raise ValueError(f"list_budget has no field {unknown_fields[0]!r}")
-            list_budget = legal.ListBudget(**list_budget)
+            list_budget = legal.ListBudget.from_mapping(list_budget)
         if list_budget is not None and not isinstance(list_budget, legal.ListBudget):
             raise TypeError(f"list_budget must be a legal.ListBudget, a mapping of its fields or None, "
                             f"got {type(list_budget).__name__}")
