@@ -388,24 +388,28 @@ class _Questions:
     """The oracle questions of one :func:`legal_plays` list: exact, or capped by a :class:`ListBudget`
     (a question that gives up answers ``None`` and sets ``gave_up``)."""
 
-    __slots__ = ("rules", "kw", "budget", "gave_up", "cover", "left")
+    __slots__ = ("rules", "kw", "budget", "gave_up", "cover", "left", "fresh")
 
     def __init__(self, rules: Rules, kw: dict, budget: ListBudget | None) -> None:
         self.rules, self.kw, self.budget = rules, kw, budget
         self.gave_up = False
+        # the list's first capped question starts a fresh relaxation, which the others then share
+        # (their work, and so where the list gives up, depends on this list's questions alone)
+        self.fresh = True
         self.left = 0 if budget is None else budget.total_work  # work left to the list's questions
         # the repack question of _help_cover: its own exact one, or this list's capped feasibility
         self.cover = None if budget is None else self.feasible
 
-    def _capped(self, ask: Callable[[int], object], cap: int) -> object | None:
-        """``ask(cap)`` within ``cap`` and what is left of the list's work; None when it gives up."""
+    def _capped(self, ask: Callable[[int, bool], object], cap: int) -> object | None:
+        """``ask(cap, fresh)`` within ``cap`` and what is left of the list's work; None when it gives up."""
         cap = min(cap, self.left)
         if cap < 1:
             self.gave_up = True
             return None
         before = oracle.search_work()
+        fresh, self.fresh = self.fresh, False
         try:
-            return ask(cap)
+            return ask(cap, fresh)
         except oracle.WorkLimitReached:
             self.gave_up = True
             return None
@@ -416,7 +420,8 @@ class _Questions:
         """For each playable hand card type, a max-cards play holding it; None when it gives up."""
         if self.budget is None:
             return {c: p.counts for c, p in oracle.best_plays_by_card(base, h, self.rules, "cards", **self.kw).items()}
-        res = self._capped(lambda cap: oracle.best_plays_by_card_within(base, base + h, self.rules, cap, **self.kw),
+        res = self._capped(lambda cap, fresh: oracle.best_plays_by_card_within(base, base + h, self.rules, cap,
+                                                                               fresh=fresh, **self.kw),
                            self.budget.by_card_work)
         return res  # type: ignore[return-value]
 
@@ -425,7 +430,8 @@ class _Questions:
         if self.budget is None:
             res = _query(lo, hi, w, self.rules, self.kw)
         else:
-            res = self._capped(lambda cap: oracle.solve_within(lo, hi, w, self.rules, cap, **self.kw),
+            res = self._capped(lambda cap, fresh: oracle.solve_within(lo, hi, w, self.rules, cap, fresh=fresh,
+                                                                      **self.kw),
                                self.budget.points_work)
         return None if res is None else res.counts  # type: ignore[union-attr]
 
@@ -433,7 +439,8 @@ class _Questions:
         """Some partition's counts over ``lo`` in the box (capped by ``question_work``), or None."""
         if self.budget is None:
             return _feasible_query(lo, hi, self.rules, self.kw)
-        res = self._capped(lambda cap: oracle.solve_within(lo, hi, _ZERO, self.rules, cap, sweep="down", **self.kw),
+        res = self._capped(lambda cap, fresh: oracle.solve_within(lo, hi, _ZERO, self.rules, cap, sweep="down",
+                                                                  fresh=fresh, **self.kw),
                            self.budget.question_work)
         return None if res is None else res.counts  # type: ignore[union-attr]
 

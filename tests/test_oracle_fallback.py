@@ -95,3 +95,40 @@ def test_by_card_past_the_memo_limit_asks_the_ilp_once_per_card_outside_the_best
     assert len(count_ilp) == 1 + len(outside)
     for c in np.flatnonzero(best.counts):
         assert got[int(c)].value == best.value and got[int(c)].counts[c] >= 1
+
+
+@pytest.fixture
+def quick_races(monkeypatch):
+    """The first race (search, then the LP) and the second (search, then the integer programme) at
+    one unit of work each, so that every repack question reaches the integer programme."""
+    from machiavelli_env.oracle import lp
+
+    saved = lp.set_race_work(1)
+    monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 1)
+    try:
+        yield
+    finally:
+        lp.set_race_work(saved)
+
+
+def test_a_repack_the_search_does_not_settle_within_its_race_is_answered_by_the_ilp(quick_races, count_ilp) -> None:
+    from machiavelli_env.oracle.api import solve
+
+    zero = np.zeros(53, dtype=np.int64)
+    total = TABLE + to_counts("2D 2C")
+    got = solve(total, total, zero, RULES)
+    assert count_ilp, "the integer programme was not asked"
+    assert got is not None and got.value == 0 and not got.counts.any()
+    assert _valid_arrangement(got.melds, total)
+    bad = TABLE + to_counts("2D 2C 7D")
+    assert solve(bad, bad, zero, RULES) is None
+
+
+def test_the_ilp_race_leaves_box_questions_and_quick_repacks_to_the_search(count_ilp) -> None:
+    from machiavelli_env.oracle.api import feasible, solve
+
+    zero = np.zeros(53, dtype=np.int64)
+    total = TABLE + to_counts("2D 2C")
+    assert solve(total, total, zero, RULES) is not None  # settled within the default races
+    assert feasible(TABLE, TABLE + HAND, RULES) is not None
+    assert not count_ilp

@@ -295,14 +295,21 @@ def solve_within(
     need_group: bool = False,
     min_open_points: int = 0,
     sweep: str = "up",
+    fresh: bool = True,
 ) -> Play | None:
     """:func:`solve` by the exact search alone, giving up after ``max_work`` work.
 
     Answers exactly as :func:`solve` does when it answers (an optimal ``x``, or ``None`` when the
     box holds no partition); raises :class:`WorkLimitReached` otherwise. With zero ``weights`` it is
     a feasibility question. The arguments must already be valid int64 count vectors.
+
+    The work counts the search and its per-suit relaxation (:func:`machiavelli_env.oracle.dp.capped_solve`).
+    With ``fresh`` (the default) whether it gives up depends on the question alone; ``fresh=False``
+    reuses the relaxation of the capped questions asked since the last fresh one (cheaper when they
+    are alike, as an enumeration's are), and then depends on that sequence alone.
     """
-    res = dp.capped_solve(lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep), max_work)
+    res = dp.capped_solve(lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep), max_work,
+                          fresh)
     if res is None:
         return None
     if res == dp.OVER_WORK:
@@ -314,14 +321,14 @@ def solve_within(
 
 def best_plays_by_card_within(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, objective: str = "cards", *,
-    need_group: bool = False, min_open_points: int = 0,
+    need_group: bool = False, min_open_points: int = 0, fresh: bool = True,
 ) -> dict[int, np.ndarray]:
     """:func:`best_plays_by_card` over the box ``[lo, hi]`` by the exact search alone: for every
     card type that takes part in some feasible ``x``, the counts ``x - lo`` of an optimal ``x``
     holding it (no melds). Empty when the box holds no partition; raises
-    :class:`WorkLimitReached` past ``max_work`` work. Arguments as in :func:`solve_within`."""
+    :class:`WorkLimitReached` past ``max_work`` work. Arguments (``fresh`` too) as in :func:`solve_within`."""
     w = objective_weights(objective, rules)
-    res = dp.capped_by_card(lo, hi, w, rules, need_group, int(min_open_points), max_work)
+    res = dp.capped_by_card(lo, hi, w, rules, need_group, int(min_open_points), max_work, fresh)
     if res is None:
         return {}
     if res == dp.OVER_WORK:

@@ -163,6 +163,12 @@ def ilp_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules,
     return None if play is None else (int(play.value), play.counts, play.melds)
 
 
+#: a feasibility question that the first race (:data:`lp.RACE_WORK`) and the LP leave open gets
+#: this much more search work, then goes to the integer programme (0: the search to the end)
+ILP_RACE_WORK = 20_000
+ILP_RACE_BOXES = False
+
+
 def raw_solve(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int,
     down: bool = False,
@@ -214,6 +220,23 @@ def _solve_noting_fallback(
             return None, False
         if settled is not False:
             return (0, settled, None), False
+        if ILP_RACE_WORK and not min_open and (ILP_RACE_BOXES or (lo == hi).all()):
+            # still open: the search for at most ILP_RACE_WORK more, then the integer programme,
+            # whose time on these does not grow with the search's (a count: which method answers
+            # never depends on timing)
+            try:
+                if down:
+                    res = mirrored_solve(lo, hi, weights, rules, need_group, ILP_RACE_WORK)
+                else:
+                    res = _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), 0, decks, jokers, ILP_RACE_WORK)
+            except MemoryError:
+                res = 5
+            if res != 5:
+                return res, False
+            try:
+                return ilp_solve(lo, hi, weights, rules, need_group, 0), True
+            except MemoryError:  # no highspy: the search's full schedule
+                pass
     if min_open:
         try:
             return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers), False
@@ -331,36 +354,48 @@ OVER_WORK = 5
 
 def capped_solve(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, down: bool,
-    cap: int,
+    cap: int, fresh: bool = True,
 ):
     """:func:`raw_solve`'s question answered by the extension's own search alone, giving up with
     :data:`OVER_WORK` once it has done ``cap`` work (:func:`work`) or filled its memo: no LP, no
-    second direction, no integer programme. Whether it gives up is a function of the question (the
-    search's work is a count, the same after any history of queries and on any machine). ``down``
-    as in :func:`raw_solve` (the mirrored position, not with opening points)."""
+    second direction, no integer programme. A capped question's work also counts its per-suit
+    relaxation (the vectors it computes and the transitions they read), whose cost on joker tables
+    can far exceed the search's; vectors kept from earlier questions cost nothing. ``fresh`` (the
+    default) drops those first, so that whether the question gives up is a function of the question
+    alone (the same after any history of queries and on any machine); ``False`` continues a sequence
+    of capped questions begun with a fresh one, whose work is then a function of the sequence.
+    ``down`` as in :func:`raw_solve` (the mirrored position, not with opening points)."""
     if cap < 1:
         raise ValueError(f"cap must be at least 1, got {cap}")
     ace, mjpm, decks, jokers = rules_params(rules)
+    _dp.charge_relaxation(True, fresh)
     try:
         if down and not min_open:
             return mirrored_solve(lo, hi, weights, rules, need_group, cap)
         return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
     except MemoryError:
         return OVER_WORK
+    finally:
+        _dp.charge_relaxation(False)
 
 
 def capped_by_card(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, cap: int
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, cap: int,
+    fresh: bool = True,
 ):
     """:func:`raw_by_card`'s question (no melds) answered by the extension alone, giving up with
-    :data:`OVER_WORK` past ``cap`` work or a full memo, as :func:`capped_solve` does."""
+    :data:`OVER_WORK` past ``cap`` work or a full memo, as :func:`capped_solve` does (``fresh``
+    too)."""
     if cap < 1:
         raise ValueError(f"cap must be at least 1, got {cap}")
     ace, mjpm, decks, jokers = rules_params(rules)
+    _dp.charge_relaxation(True, fresh)
     try:
         return _dp.by_card(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, 0, cap)
     except MemoryError:
         return OVER_WORK
+    finally:
+        _dp.charge_relaxation(False)
 
 
 def solve_bounds(
@@ -390,7 +425,8 @@ def stats() -> dict[str, int]:
 
 def work() -> int:
     """The exact search's work since the module loaded: forward-pass entries plus depth-first and
-    probe expansions, over every query. A count, not a time: the same queries add the same work on
+    probe expansions, over every query, and in capped questions (:func:`capped_solve`) the per-suit
+    relaxation's vectors and transitions too. A count, not a time: the same queries add the same work on
     any machine, so it compares the oracle's effort across machines and runs (the integer
     programme's fallback is not counted)."""
     return _dp.work()

@@ -107,17 +107,21 @@ def _meld_list(ace: str, max_jokers: int) -> MeldList:
     for window in _run_windows(ace):
         value = sum(opening_rank_points(r) for r in window)
         n = len(window)
+        by_suit = [[make_card(r, suit) for r in window] for suit in range(NUM_SUITS)]
         for j in range(min(max_jokers, n - 1) + 1):
             for jokers in itertools.combinations(range(n), j):
                 split = _splits(jokers, n)
-                for suit in range(NUM_SUITS):
-                    cards = [JOKER if i in jokers else make_card(r, suit) for i, r in enumerate(window)]
+                for row in by_suit:
+                    cards = row.copy()
+                    for i in jokers:
+                        cards[i] = JOKER
                     add(cards, False, value, split)
 
     keys = sorted(found)
     matrix = np.zeros((len(keys), NUM_TYPES), dtype=np.int64)
-    for m, (cards, _) in enumerate(keys):
-        np.add.at(matrix[m], list(cards), 1)
+    melds = [cards for cards, _ in keys]
+    rows = np.repeat(np.arange(len(keys)), [len(c) for c in melds])
+    np.add.at(matrix, (rows, np.fromiter(itertools.chain.from_iterable(melds), dtype=np.int64, count=rows.size)), 1)
     return MeldList(
         matrix=matrix,
         cards=tuple(found[k][0] for k in keys),

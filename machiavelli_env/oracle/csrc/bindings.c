@@ -222,8 +222,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     int rc = parse_query(args, &g_query, &cap, extra);
     if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.solve: cap must be >= 0"); return NULL; }
     g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
+    g_charge_relax = g_cap_at != 0 && g_charge_mode;
     PyObject *res = run_solve(&g_query, rc);
     g_cap_at = 0;
+    g_charge_relax = 0;
     return res;
 }
 

@@ -277,7 +277,9 @@ static int32_t us_vec(const Query *q, int s, int p, int32_t sid, int need) {
                 if (v > NEG && v + add > best[b]) best[b] = v + add;
             }
         }
+        if (g_charge_relax) g_work += (unsigned long long)tcnt;
     }
+    if (g_charge_relax && (++g_work, OVER_CAP())) { us_err = -6; return -1; }
     if (idx < 0 && kept) { /* else a larger budget than before: the same values below it, more above */
         if ((idx = vec_new(&kv, &kv_n, &kv_cap)) < 0 || up_reserve() < 0) { us_err = -1; return -1; }
         idx += KV_BASE;
@@ -343,7 +345,9 @@ static int gmask_get(const Query *q, int s, int p, int32_t sid, int jav) {
             if (cost > bud || us_get(q, s, p, t.new_id, bud - cost) <= NEG) continue;
             mask |= 1 << t.g;
         }
+        if (g_charge_relax) g_work += (unsigned long long)tcnt;
     }
+    if (g_charge_relax && (++g_work, OVER_CAP())) { us_err = -6; return 0; }
     if (us_put(key, mask) < 0) { us_err = -1; return 0; }
     return mask;
 }

@@ -155,6 +155,7 @@ static PyObject *py_by_card(PyObject *self, PyObject *args) {
     if (rc < 0) goto done;
     if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.by_card: cap must be >= 0"); goto done; }
     g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
+    g_charge_relax = g_cap_at != 0 && g_charge_mode;
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
     if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
     last_states = last_pruned = last_nodes = 0;
@@ -174,6 +175,7 @@ static PyObject *py_by_card(PyObject *self, PyObject *args) {
     out = NULL;
 done:
     g_cap_at = 0;
+    g_charge_relax = 0;
     Py_XDECREF(out);
     return res;
 }

@@ -24,6 +24,15 @@ static unsigned long long g_work = 0;
  * optional work cap, so that a caller can race another method by a count, never by time */
 static unsigned long long g_cap_at = 0;
 #define OVER_CAP() (g_cap_at && g_work > g_cap_at)
+/* set while a capped question of solve() / by_card() runs after charge_relaxation(1) (dp.capped_solve,
+ * dp.capped_by_card): its work also counts the per-suit relaxation (each vector us_vec computes and
+ * the transitions it reads, the same for gmask_get), which on joker tables can cost far more time
+ * than the search it bounds. Vectors found in the table kept from earlier questions cost nothing, so
+ * a caller that wants the count to depend on its questions alone starts them with a fresh table
+ * (charge_relaxation(1, 1)). The values, and so every answer, do not depend on it. Otherwise (every
+ * other question, capped ones included), work() counts the search alone. */
+static int g_charge_mode = 0; /* charge_relaxation(): the capped questions that follow charge it */
+static int g_charge_relax = 0;
 static int last_method = 0; /* 1 forward, 2 depth-first */
 static int g_prune = 1;
 /* search schedule: a forward pass of at most g_budget entries; else a depth-first probe of at most

@@ -91,6 +91,18 @@ static PyObject *py_clear(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* charge_relaxation(on[, fresh]): whether the capped questions that follow count the per-suit
+ * relaxation in their work (see g_charge_mode); fresh drops the relaxation vectors kept from earlier
+ * questions first (the signatures too when over half their limit, so that a sequence of capped
+ * questions begun here never sees them dropped midway) */
+static PyObject *py_charge_relaxation(PyObject *self, PyObject *args) {
+    int on, fresh = 0;
+    if (!PyArg_ParseTuple(args, "p|p", &on, &fresh)) return NULL;
+    g_charge_mode = on;
+    if (fresh) up_clear(sig_n > SIG_MAX / 2);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
      "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers[, cap]) -> "
@@ -139,9 +151,14 @@ static PyMethodDef methods[] = {
      "4 repack probe; "
      "last_probe: its expansions)."},
     {"work", py_work, METH_NOARGS,
-     "work() -> the searches' work since the module loaded (forward entries, depth-first and probe expansions): "
-     "a count for budgets that must not depend on timing"},
+     "work() -> the searches' work since the module loaded (forward entries, depth-first and probe expansions, "
+     "and in capped questions the per-suit relaxation's vectors and transitions): a count for budgets that must "
+     "not depend on timing"},
     {"clear_caches", py_clear, METH_NOARGS, "Drop the cached per-suit transitions."},
+    {"charge_relaxation", py_charge_relaxation, METH_VARARGS,
+     "charge_relaxation(on[, fresh]): whether the capped questions that follow count the per-suit relaxation's "
+     "vectors and transitions in their work; fresh drops the relaxation vectors kept from earlier questions "
+     "first, so that the work of the capped questions that follow depends on those questions alone."},
     {"set_params", (PyCFunction)(void (*)(void))py_set_params, METH_VARARGS | METH_KEYWORDS,
      "set_params(prune, budget, force, memo_limit, tie, probe, budget2) -> current settings. Testing and "
      "tuning knobs, every one optional: dominance pruning on/off; forward entries before the depth-first "
