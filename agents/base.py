@@ -79,9 +79,16 @@ class Turn:
         return self.legal_plays_up_to(self.limit)
 
     def legal_plays_up_to(self, limit: int) -> list[np.ndarray]:
-        """Legal plays with another ``limit`` (see :func:`machiavelli_env.legal.legal_plays`)."""
+        """Legal plays with another ``limit`` (see :func:`machiavelli_env.legal.legal_plays`).
+
+        A list bounded by ``list_budget`` that comes out empty while drawing is not allowed (under
+        ``must_play_if_able`` a play exists, and the budget gave up before finding one) is made
+        exactly instead, so that an agent reading it always has a legal action."""
         if limit not in self._legal_cache:
-            self._legal_cache[limit] = self._legal(limit, self.list_budget) if self._legal is not None else []
+            plays = self._legal(limit, self.list_budget) if self._legal is not None else []
+            if not plays and self.list_budget is not None and not self.draw_allowed and self._legal is not None:
+                plays = self._legal(limit, None)
+            self._legal_cache[limit] = plays
         return self._legal_cache[limit]
 
     def bound_lists(self, budget: legal.ListBudget) -> None:

@@ -286,3 +286,30 @@ def test_play_cli_runs_a_game_against_a_bot_from_scripted_input(monkeypatch, cap
     out = capsys.readouterr().out
     assert rc == 0
     assert "you are player_0" in out and "won" in out or "no winner" in out
+
+
+def test_a_bounded_list_that_gives_up_still_offers_a_play_when_drawing_is_not_allowed() -> None:
+    import importlib.util
+
+    from machiavelli_env import legal
+
+    rules = Rules.load("must_play")
+    nothing = legal.ListBudget(nodes=1, question_work=1, by_card_work=1, points_work=1, total_work=1)
+    names = ["random"] + (["ppo"] if importlib.util.find_spec("torch") else [])
+    checked = 0
+    for seed in range(4):
+        state = game.new_game(rules, seed)
+        greedy = make_agent("greedy", rules)
+        while not state.done and checked < 12:
+            p = state.current
+            turn = turn_from_state(state, list_budget=nothing)
+            bounded = game.legal_plays(state, p, 32, nothing)
+            if not turn.draw_allowed and not bounded:  # the budget gave up before finding a play
+                plays = turn.legal_plays
+                assert plays and all(turn.is_legal(x) for x in plays)
+                for name in names:
+                    action = make_agent(name, rules, seed=seed).act(turn_from_state(state, list_budget=nothing))
+                    game.check_action(state, action)  # a legal play, not a draw
+                checked += 1
+            state = game.step(state, greedy.act(turn_from_state(state)))
+    assert checked >= 12
