@@ -17,7 +17,8 @@ Two parts, one process, one core:
   processes on a shared machine do not enter it; ``--wall`` times wall-clock instead. Per
   configuration: moves, p50 / p99 / p99.9 / max per move, moves per second (moves over the
   summed move times), and the oracle's search work per move, mean and max (``dp.work()``:
-  forward entries plus depth-first and probe expansions; a count, the same on any machine).
+  forward entries plus depth-first and probe expansions; a count, the same on any machine); then
+  each kind of agent's p99 / max, to show which bot makes the tail.
 * **Greedy self-play** of the joker presets against classic, interleaved game by game (the same
   seeds, one game of each in turn), so that a swing in the machine's speed reaches both sides: each
   preset's moves per second and its ratio to classic's. The ratio depends on the deals: 60 games
@@ -113,11 +114,13 @@ class Times:
 
     ns: list[int] = field(default_factory=list)
     work: list[int] = field(default_factory=list)  # the oracle's search work of each move (dp.work)
+    agents: list[str] = field(default_factory=list)  # the kind of agent that made each move
     slow: list[tuple[int, str, str]] = field(default_factory=list)  # (ns, agent, state JSON)
 
     def add(self, ns: int, work: int, agent: str, state: game.State, keep: int) -> None:
         self.ns.append(ns)
         self.work.append(work)
+        self.agents.append(agent)
         if keep and (len(self.slow) < keep or ns > self.slow[-1][0]):
             self.slow.append((ns, agent, game.state_to_json(state)))
             self.slow.sort(key=lambda t: -t[0])
@@ -137,6 +140,17 @@ class Times:
             "work_per_move": float(np.mean(self.work)),
             "max_work": int(max(self.work)),
         }
+
+    def by_agent(self) -> dict[str, dict[str, float]]:
+        """Per kind of agent: its moves, p50 / p99 / max ms (which bot makes the tail)."""
+        a = np.asarray(self.ns, dtype=np.float64) / 1e6
+        kinds = np.asarray(self.agents)
+        out = {}
+        for k in sorted(set(self.agents)):
+            x = a[kinds == k]
+            out[k] = {"moves": int(x.size), "p50_ms": float(np.percentile(x, 50)),
+                      "p99_ms": float(np.percentile(x, 99)), "max_ms": float(x.max())}
+        return out
 
 
 CLOCK = time.process_time_ns
@@ -189,7 +203,7 @@ def mixed(
         agents = [pool[k] if names.count(k) == 1 else make_agent(k, rules, seed=seed + i) for i, k in enumerate(names)]
         play_timed(rules, agents, names, seed + g, times, keep, list_budget)
     row = {"config": name, "stress": name in STRESS, "players": rules.players, "kinds": kinds, "games": games,
-           **times.summary()}
+           **times.summary(), "by_agent": times.by_agent()}
     return row, times
 
 
@@ -279,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'wall-clock' if args.wall else 'process CPU'} time"
           + (f"; agents' lists bounded by {list_budget}" if list_budget else ""))
     rows, slow = [], []
+    per_kind: list[tuple[str, dict[str, dict[str, float]]]] = []
     t_start = time.perf_counter()
     print("| config | players | games | moves | p50 ms | p99 ms | p99.9 ms | max ms | moves/s | work/move | max work |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -296,6 +311,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {n} | {row['players']} | {games} | {row['moves']} | {row['p50_ms']:.3f} | {row['p99_ms']:.2f} | "
               f"{row['p999_ms']:.2f} | {row['max_ms']:.1f} | {row['moves_per_s']:,.0f} | "
               f"{row['work_per_move']:,.0f} | {row['max_work']:,} |", flush=True)
+        per_kind.append((n, row["by_agent"]))
+    if per_kind:
+        print("\nBy agent, p99 / max ms a move:")
+        print("| config | " + " | ".join(kinds := sorted({k for _, d in per_kind for k in d})) + " |")
+        print("|---|" + "---:|" * len(kinds))
+        for n, d in per_kind:
+            print(f"| {n} | " + " | ".join(f"{d[k]['p99_ms']:.2f} / {d[k]['max_ms']:.1f}" if k in d else "-"
+                                           for k in kinds) + " |")
     greedy: dict[str, dict[str, float]] = {}
     if greedy_games:
         greedy = greedy_interleaved(greedy_games, args.seed)
