@@ -431,7 +431,7 @@ class _Questions:
             res = _query(lo, hi, w, self.rules, self.kw)
         else:
             res = self._capped(lambda cap, fresh: oracle.solve_within(lo, hi, w, self.rules, cap, fresh=fresh,
-                                                                      **self.kw),
+                                                                      arrange=False, **self.kw),
                                self.budget.points_work)
         return None if res is None else res.counts  # type: ignore[union-attr]
 
@@ -440,7 +440,7 @@ class _Questions:
         if self.budget is None:
             return _feasible_query(lo, hi, self.rules, self.kw)
         res = self._capped(lambda cap, fresh: oracle.solve_within(lo, hi, _ZERO, self.rules, cap, sweep="down",
-                                                                  fresh=fresh, **self.kw),
+                                                                  fresh=fresh, arrange=False, **self.kw),
                            self.budget.question_work)
         return None if res is None else res.counts  # type: ignore[union-attr]
 

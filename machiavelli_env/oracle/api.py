@@ -296,6 +296,7 @@ def solve_within(
     min_open_points: int = 0,
     sweep: str = "up",
     fresh: bool = True,
+    arrange: bool = True,
 ) -> Play | None:
     """:func:`solve` by the exact search alone, giving up after ``max_work`` work.
 
@@ -306,10 +307,11 @@ def solve_within(
     The work counts the search and its per-suit relaxation (:func:`machiavelli_env.oracle.dp.capped_solve`).
     With ``fresh`` (the default) whether it gives up depends on the question alone; ``fresh=False``
     reuses the relaxation of the capped questions asked since the last fresh one (cheaper when they
-    are alike, as an enumeration's are), and then depends on that sequence alone.
+    are alike, as an enumeration's are), and then depends on that sequence alone. ``arrange=False``
+    leaves the answer's ``melds`` ``None`` (not computed).
     """
     res = dp.capped_solve(lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep), max_work,
-                          fresh)
+                          fresh, arrange)
     if res is None:
         return None
     if res == dp.OVER_WORK:

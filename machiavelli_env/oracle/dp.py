@@ -64,15 +64,15 @@ class RulesArgs:
 
 # by identity first (one dict lookup), then by value: rules loaded again (say, once per position of
 # a test file) share the entry instead of computing it anew
-_ARGS: dict[int, RulesArgs] = {}
+_ARGS: dict[int, tuple[Rules, RulesArgs]] = {}  # id -> (that object, its args): the object kept alive
 _ARGS_BY_VALUE: dict[Rules, RulesArgs] = {}
 
 
 def rules_args(rules: Rules) -> RulesArgs:
     """The cached :class:`RulesArgs` of a rules value."""
-    hit = _ARGS.get(id(rules))
-    if hit is not None and hit.rules is rules:
-        return hit
+    pair = _ARGS.get(id(rules))
+    if pair is not None and pair[0] is rules:
+        return pair[1]
     hit = _ARGS_BY_VALUE.get(rules)
     if hit is None:
         if len(_ARGS_BY_VALUE) > 1024:
@@ -80,7 +80,7 @@ def rules_args(rules: Rules) -> RulesArgs:
         hit = _ARGS_BY_VALUE[rules] = RulesArgs(rules)
     if len(_ARGS) > 256:
         _ARGS.clear()
-    _ARGS[id(rules)] = hit
+    _ARGS[id(rules)] = (rules, hit)
     return hit
 
 
@@ -255,13 +255,16 @@ def _solve_noting_fallback(
 
 
 def mirrored_solve(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, cap: int = 0
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, cap: int = 0,
+    melds: bool = True, params: tuple[int, int, int, int] | None = None,
 ):
     """:func:`raw_solve` (without opening points) asked of the mirrored position, answer mapped back;
-    ``cap`` > 0: 5 once the search has done that much work (the extension's work cap)."""
-    ace, mjpm, decks, jokers = rules_params(rules)
-    return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), _mirrored(weights), _MIRROR_ACE[ace], mjpm,
-                               int(need_group), 0, decks, jokers, cap))
+    ``cap`` > 0: 5 once the search has done that much work (the extension's work cap); ``melds``
+    False: no arrangement (``None``); ``params``: :func:`rules_params` of ``rules`` when known."""
+    ace, mjpm, decks, jokers = params or rules_params(rules)
+    w = weights if not weights.any() else _mirrored(weights)  # zeros are their own mirror
+    return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), w, _MIRROR_ACE[ace], mjpm,
+                               int(need_group), 0, decks, jokers, cap, int(melds)))
 
 
 def raw_best(table: np.ndarray, hand: np.ndarray, weights: np.ndarray, rules: Rules, params: tuple | None = None):
@@ -354,7 +357,7 @@ OVER_WORK = 5
 
 def capped_solve(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, down: bool,
-    cap: int, fresh: bool = True,
+    cap: int, fresh: bool = True, melds: bool = True,
 ):
     """:func:`raw_solve`'s question answered by the extension's own search alone, giving up with
     :data:`OVER_WORK` once it has done ``cap`` work (:func:`work`) or filled its memo: no LP, no
@@ -364,15 +367,17 @@ def capped_solve(
     default) drops those first, so that whether the question gives up is a function of the question
     alone (the same after any history of queries and on any machine); ``False`` continues a sequence
     of capped questions begun with a fresh one, whose work is then a function of the sequence.
-    ``down`` as in :func:`raw_solve` (the mirrored position, not with opening points)."""
+    ``down`` as in :func:`raw_solve` (the mirrored position, not with opening points); ``melds``
+    False: the answer's arrangement is ``None`` (not computed)."""
     if cap < 1:
         raise ValueError(f"cap must be at least 1, got {cap}")
-    ace, mjpm, decks, jokers = rules_params(rules)
+    params = rules_params(rules)
+    ace, mjpm, decks, jokers = params
     _dp.charge_relaxation(True, fresh)
     try:
         if down and not min_open:
-            return mirrored_solve(lo, hi, weights, rules, need_group, cap)
-        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
+            return mirrored_solve(lo, hi, weights, rules, need_group, cap, melds, params)
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap, int(melds))
     except MemoryError:
         return OVER_WORK
     finally:

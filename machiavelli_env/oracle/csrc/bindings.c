@@ -215,15 +215,17 @@ done:
     return res;
 }
 
-/* solve(lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers[, cap]): cap > 0 gives up after
- * that much work (forward entries and expansions), answering 5 */
+/* solve(lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers[, cap[, melds]]): cap > 0 gives up
+ * after that much work (forward entries and expansions), answering 5; melds 0: no arrangement (None) */
 static PyObject *py_solve(PyObject *self, PyObject *args) {
-    int cap = 0, extra = PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 10;
-    int rc = parse_query(args, &g_query, &cap, extra);
+    const Py_ssize_t n = PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
+    int extra[2] = {0, 1};
+    int rc = parse_query(args, &g_query, extra, n >= 11 ? 2 : n == 10);
+    const int cap = extra[0];
     if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.solve: cap must be >= 0"); return NULL; }
     g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
     g_charge_relax = g_cap_at != 0 && g_charge_mode;
-    PyObject *res = run_solve(&g_query, rc);
+    PyObject *res = run_solve_melds(&g_query, rc, extra[1] != 0);
     g_cap_at = 0;
     g_charge_relax = 0;
     return res;

@@ -105,10 +105,10 @@ static PyObject *py_charge_relaxation(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"solve", py_solve, METH_VARARGS,
-     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers[, cap]) -> "
-     "None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative, 5 over the work cap "
+     "solve(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers[, cap[, melds]]) "
+     "-> None | (value, counts, melds) | error code (1 lo > hi, 2 over the pack, 3 negative, 5 over the work cap "
      "cap > 0); counts: x - lo as "
-     "53 int64 in a bytearray; melds: encoded, see melds()"},
+     "53 int64 in a bytearray; melds: encoded, see melds(), or None when melds is 0"},
     {"best", py_best, METH_VARARGS,
      "best(table, hand, weights, ace, max_jokers_per_meld, decks, jokers): solve with lo = table, "
      "hi = table + hand"},
