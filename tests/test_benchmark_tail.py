@@ -41,6 +41,11 @@ def test_tail_reports_percentiles_greedy_ratios_and_verdicts(tail, tmp_path, cap
     for r in rows.values():
         assert r["moves"] > 0 and r["p50_ms"] <= r["p99_ms"] <= r["p999_ms"] <= r["max_ms"]
     assert rows["stress_wrap_2jokers"]["stress"] and not rows["classic"]["stress"]
+    for r in rows.values():  # each kind that moved, with its own percentiles; together every move
+        by_agent = r["by_agent"]
+        assert set(by_agent) <= set(r["kinds"]) and sum(a["moves"] for a in by_agent.values()) == r["moves"]
+        assert max(a["max_ms"] for a in by_agent.values()) == pytest.approx(r["max_ms"])
+    assert "By agent, p99 / max ms a move:" in text
     assert data["greedy"]["classic"]["ratio_to_classic"] == pytest.approx(1.0)
     assert set(data["greedy"]) == {"classic", "classic_jokers", "spanish_comodines", "jokers2"}
     assert data["peak_rss_mb"] > 0
