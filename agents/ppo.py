@@ -296,6 +296,13 @@ class CandidatePolicy(nn.Module):
         """The critic's value of states (B, S)."""
         return self.value_net(self.state_net(state)).squeeze(-1)
 
+    def scores(self, state: torch.Tensor, cands: torch.Tensor) -> torch.Tensor:
+        """Unmasked logits (K,) of one turn's candidates (K, C) against its state (S,): :meth:`forward`'s
+        for a batch of one, without the mask or the value head (what acting needs)."""
+        s = self.state_net(state)
+        c = self.cand_net(cands)
+        return self.score_net(torch.cat([s.expand(c.shape[0], -1), c], dim=-1)).squeeze(-1)
+
 
 # ---------------------------------------------------------------------------------------------- agent
 class PPOAgent(Agent):
@@ -318,11 +325,9 @@ class PPOAgent(Agent):
 
     def act(self, turn: Turn) -> np.ndarray:
         state, cands, mask, plays = encode_turn(turn, self.spec, take_wins=self.take_wins)
-        with torch.no_grad():
-            logits, _ = self.policy(
-                torch.from_numpy(state)[None], torch.from_numpy(cands)[None], torch.from_numpy(mask)[None]
-            )
-        logits = logits[0].double().numpy()
+        with torch.inference_mode():
+            scores = self.policy.scores(torch.from_numpy(state), torch.from_numpy(cands))
+        logits = np.where(mask, scores.double().numpy(), -1e9)  # forward()'s masked logits
         if self.sample:
             p = np.exp(logits - logits.max())
             p[~mask] = 0.0

@@ -147,6 +147,24 @@ def test_policy_masks_illegal_candidates_and_agent_plays_legal_moves():
     assert (logits[0, ~torch.from_numpy(m)] < -1e8).all()
 
 
+def test_acting_scores_are_the_forward_pass_masked_logits():
+    # the agent scores one turn without the batch, the mask or the value head: the same logits
+    agent = make_agent("ppo", Rules.load("classic"))
+    policy, spec = agent.policy, agent.spec
+    checked = 0
+    for seed in (11, 12):
+        state = game.new_game(Rules.load("classic"), seed)
+        while not state.done and checked < 120:
+            s, c, m, _ = encode_turn(turn_from_state(state), spec)
+            with torch.no_grad():
+                logits, _ = policy(torch.from_numpy(s)[None], torch.from_numpy(c)[None], torch.from_numpy(m)[None])
+                scores = policy.scores(torch.from_numpy(s), torch.from_numpy(c))
+            assert np.array_equal(np.where(m, scores.double().numpy(), -1e9), logits[0].double().numpy())
+            checked += 1
+            state = game.step(state, agent.act(turn_from_state(state)))
+    assert checked >= 100
+
+
 def test_checkpoint_round_trip_gives_the_same_scores(tmp_path):
     policy = _policy(1)
     path = save_checkpoint(policy, tmp_path / "model", info={"note": "test"})
