@@ -163,10 +163,9 @@ def ilp_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules,
     return None if play is None else (int(play.value), play.counts, play.melds)
 
 
-#: a feasibility question that the first race (:data:`lp.RACE_WORK`) and the LP leave open gets
+#: a repack question (lo == hi) that the first race (:data:`lp.RACE_WORK`) and the LP leave open gets
 #: this much more search work, then goes to the integer programme (0: the search to the end)
-ILP_RACE_WORK = 20_000
-ILP_RACE_BOXES = False
+ILP_RACE_WORK = 10_000
 
 
 def raw_solve(
@@ -220,10 +219,11 @@ def _solve_noting_fallback(
             return None, False
         if settled is not False:
             return (0, settled, None), False
-        if ILP_RACE_WORK and not min_open and (ILP_RACE_BOXES or (lo == hi).all()):
-            # still open: the search for at most ILP_RACE_WORK more, then the integer programme,
-            # whose time on these does not grow with the search's (a count: which method answers
-            # never depends on timing)
+        if ILP_RACE_WORK and not min_open and (lo == hi).all():
+            # a repack still open: the search for at most ILP_RACE_WORK more, then the integer
+            # programme, whose time on these does not grow with the search's (a count: which method
+            # answers never depends on timing). Box questions stay with the search: HiGHS was
+            # slower on some of them
             try:
                 if down:
                     res = mirrored_solve(lo, hi, weights, rules, need_group, ILP_RACE_WORK)
