@@ -132,3 +132,13 @@ def test_the_ilp_race_leaves_box_questions_and_quick_repacks_to_the_search(count
     assert solve(total, total, zero, RULES) is not None  # settled within the default races
     assert feasible(TABLE, TABLE + HAND, RULES) is not None
     assert not count_ilp
+
+
+def test_warm_up_builds_the_meld_list_and_loads_highs_without_output(capfd) -> None:
+    from machiavelli_env.oracle import ilp
+
+    ilp._meld_list.cache_clear()
+    ilp.warm_up(Rules.load("classic_jokers"))
+    assert ilp._meld_list.cache_info().currsize == 1
+    assert ilp._highs.cache_info().currsize == 1
+    assert capfd.readouterr().out == ""  # HiGHS' banner never reaches standard output
