@@ -439,10 +439,9 @@ class _Questions:
         """Some partition's counts over ``lo`` in the box (capped by ``question_work``), or None."""
         if self.budget is None:
             return _feasible_query(lo, hi, self.rules, self.kw)
-        res = self._capped(lambda cap, fresh: oracle.solve_within(lo, hi, _ZERO, self.rules, cap, sweep="down",
-                                                                  fresh=fresh, arrange=False, **self.kw),
-                           self.budget.question_work)
-        return None if res is None else res.counts  # type: ignore[union-attr]
+        return self._capped(lambda cap, fresh: oracle.feasible_within(lo, hi, self.rules, cap, fresh=fresh,
+                                                                      **self.kw),
+                            self.budget.question_work)  # type: ignore[return-value]
 
 
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:

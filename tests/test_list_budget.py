@@ -154,6 +154,39 @@ def test_capped_questions_count_the_relaxation_the_same_after_any_history() -> N
     assert charged >= 12
 
 
+def _asked(question, *args, **kwargs) -> tuple[object, int]:
+    """A capped question's answer (counts as a list, None, or "gave up") and the work it took."""
+    before = oracle.search_work()
+    try:
+        got = question(*args, **kwargs)
+    except oracle.WorkLimitReached:
+        return "gave up", oracle.search_work() - before
+    counts = None if got is None else np.asarray(getattr(got, "counts", got)).tolist()
+    return counts, oracle.search_work() - before
+
+
+@pytest.mark.parametrize("preset", ["jokers2", "opening_points36"])
+def test_feasible_within_answers_and_gives_up_as_solve_within(preset: str) -> None:
+    zero = np.zeros(53, dtype=np.int64)
+    compared = gave_up = 0
+    for table, hand, rules in _positions(preset, seed=6700)[:10]:
+        boxes = []
+        for c in np.flatnonzero(hand)[:4]:
+            lo = table.copy()
+            lo[c] += 1
+            boxes.append((lo, table + hand, {}))
+        if rules.opening_points:  # an opening question: hand cards only, not mirrored
+            boxes.append((zero, hand, {"min_open_points": rules.opening_points}))
+        for lo, hi, kw in boxes:
+            for cap in (30, 10**9):
+                within = _asked(oracle.feasible_within, lo, hi, rules, cap, **kw)
+                solved = _asked(oracle.solve_within, lo, hi, zero, rules, cap, sweep="down", arrange=False, **kw)
+                assert within == solved
+                compared += 1
+                gave_up += within[0] == "gave up"
+    assert compared >= 40 and gave_up > 0
+
+
 def test_candidate_wrappers_list_the_budgeted_plays() -> None:
     from pettingzoo.test import api_test
 

@@ -321,6 +321,24 @@ def solve_within(
     return _play(res)
 
 
+def feasible_within(
+    lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, *, need_group: bool = False,
+    min_open_points: int = 0, fresh: bool = True,
+) -> np.ndarray | None:
+    """:func:`feasible` swept from the king down, by the exact search alone, giving up after
+    ``max_work`` work (:class:`WorkLimitReached`): the counts ``x - lo`` of some partition in the
+    box, or ``None`` when there is none. The same answer and work as :func:`solve_within` with zero
+    weights, ``sweep="down"`` and ``arrange=False``; ``fresh`` as there. The arguments must already
+    be valid int64 count vectors."""
+    res = dp.capped_feasible(lo, hi, rules, need_group, int(min_open_points), max_work, fresh)
+    if res is None or isinstance(res, np.ndarray):
+        return res
+    if res == dp.OVER_WORK:
+        raise WorkLimitReached(f"no answer within {max_work} work")
+    _raise_code(res, lo, hi, None, rules)
+    return None  # pragma: no cover - _raise_code raises
+
+
 def best_plays_by_card_within(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, objective: str = "cards", *,
     need_group: bool = False, min_open_points: int = 0, fresh: bool = True,

@@ -384,6 +384,40 @@ def capped_solve(
         _dp.charge_relaxation(False)
 
 
+_NO_WEIGHTS = np.zeros(53, dtype=np.int64)
+_NO_WEIGHTS.setflags(write=False)
+
+
+def capped_feasible(
+    lo: np.ndarray, hi: np.ndarray, rules: Rules, need_group: bool, min_open: int, cap: int, fresh: bool = True,
+):
+    """:func:`capped_solve` with no weights, swept from the king down (the mirrored position) unless
+    opening points are asked for, without an arrangement: the counts ``x - lo`` (an int64 array)
+    of some partition in the box, ``None``, :data:`OVER_WORK`, or an int error code. The same
+    answer and work as ``capped_solve(lo, hi, 0, rules, need_group, min_open, True, cap, fresh,
+    melds=False)``, with less on the Python side: the enumeration of a bounded legal-play list asks
+    many of these."""
+    if cap < 1:
+        raise ValueError(f"cap must be at least 1, got {cap}")
+    ace, mjpm, decks, jokers = rules_params(rules)
+    mirror = not min_open
+    _dp.charge_relaxation(True, fresh)
+    try:
+        if mirror:
+            res = _dp.solve(lo[MIRROR], hi[MIRROR], _NO_WEIGHTS, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks,
+                            jokers, cap, 0)
+        else:
+            res = _dp.solve(lo, hi, _NO_WEIGHTS, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap, 0)
+    except MemoryError:
+        return OVER_WORK
+    finally:
+        _dp.charge_relaxation(False)
+    if not isinstance(res, tuple):
+        return res
+    counts = np.frombuffer(res[1], dtype=np.int64)
+    return counts[MIRROR] if mirror else counts.copy()
+
+
 def capped_by_card(
     lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int, cap: int,
     fresh: bool = True,
