@@ -64,7 +64,9 @@ class ListBudget:
     """Bounds on the oracle's effort for one :func:`legal_plays` list; counts, never time.
 
     Work is the exact search's count (:func:`machiavelli_env.oracle.api.search_work`: forward-pass
-    entries plus expansions, about 0.3-0.5 us each on a current x86 core). A question that would
+    entries plus expansions, and the per-suit relaxation's vectors and the transitions they read,
+    which a list's questions share from a fresh start, so that the count depends on the list's own
+    questions alone; about 50-500 ns a unit on a current x86 core). A question that would
     need more than its cap, or than what is left of ``total_work``, gives up, and the list goes on
     without its answer. The list first asks whether the whole hand is a legal play (one repack
     question, capped as a branch question): when it is, that play (going out) is listed even if the
@@ -81,12 +83,11 @@ class ListBudget:
     So a list costs at most about ``total_work`` work plus the enumeration's own steps (``nodes`` at
     most), whatever the position. Every play listed is legal (each comes from an answered
     question). When no question gives up and the enumeration ends within ``nodes``, the list is
-    the unbounded one. Time per unit of work depends on the rules (about 0.5 us on the presets,
-    up to about 4 us with wrap and four jokers). With the defaults the shipped ``ppo`` policies
-    kept their strength (``docs/RESULTS.md``, "Bounded legal-play lists").
+    the unbounded one. With the defaults the shipped ``ppo`` policies kept their strength
+    (``docs/RESULTS.md``, "Bounded legal-play lists").
     """
 
-    nodes: int = 100
+    nodes: int = 60
     question_work: int = 600
     by_card_work: int = 10_000
     points_work: int = 3_000
