@@ -76,7 +76,9 @@ def play_game(
     """Play one game (a match under ``match_target``) with ``agents[i]`` in seat ``i``.
 
     ``limit`` is the number of legal plays offered to agents (bounded by ``list_budget`` when
-    given, see :class:`machiavelli_env.legal.ListBudget`); ``record`` keeps every action and
+    given, see :class:`machiavelli_env.legal.ListBudget`; otherwise each agent reads its own lists:
+    ``random`` and ``ppo`` within :data:`agents.base.PLAY_LIST_BUDGET` unless built with
+    ``exact_lists``); ``record`` keeps every action and
     public event (see :func:`replay_states`); ``on_step(before, after, action)`` is called after
     each move.
     """

@@ -158,6 +158,13 @@ def _is_legal(state: game.State, player: int, play: np.ndarray) -> bool:
     return legal_
 
 
+#: The legal-play lists that ``random`` and ``ppo`` read on a turn that sets none (``Turn.list_budget``
+#: ``None``): bounded by the default :class:`~machiavelli_env.legal.ListBudget`, so that no decision
+#: waits on an exact list of a crowded joker table (docs/ENV.md, "Bounded lists"). The option
+#: ``exact_lists`` (``random[exact_lists=1]``) gives them exact lists.
+PLAY_LIST_BUDGET = legal.ListBudget()
+
+
 class Agent(ABC):
     """A player: :meth:`act` maps a :class:`Turn` to an action vector (53 counts; zeros = draw)."""
 

@@ -14,25 +14,35 @@ from machiavelli_env import legal
 from machiavelli_env.cards import NUM_TYPES
 from machiavelli_env.observation import OFF_OPENED
 
-from .base import DRAW, Agent, Turn, fallback_action
+from .base import DRAW, PLAY_LIST_BUDGET, Agent, Turn, fallback_action
 
 #: Observation entries: whether opponents 1..5 have laid down in this game.
 _OPPONENTS_OPENED = slice(OFF_OPENED + 1, OFF_OPENED + 6)
 
 
 class RandomAgent(Agent):
-    """Uniform over the legal plays (``turn.legal_plays``) plus drawing when drawing is allowed."""
+    """Uniform over the legal plays (``turn.legal_plays``) plus drawing when drawing is allowed.
+
+    A turn that sets no list budget is listed within :data:`~agents.base.PLAY_LIST_BUDGET`;
+    ``exact_lists`` lists every turn exactly (the lists behind BENCHMARK.md's ladder; see
+    docs/ENV.md, "Bounded lists").
+    """
 
     name = "random"
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None, exact_lists: bool | int = False):
+        if exact_lists not in (0, 1):  # True/False, or 0/1 from an agent spec
+            raise ValueError(f"random: exact_lists must be 0 or 1, got {exact_lists!r}")
         self.rng = np.random.default_rng(seed)
+        self.list_budget = None if exact_lists else PLAY_LIST_BUDGET
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
+        if self.list_budget is not None and turn.list_budget is None:
+            turn.bound_lists(self.list_budget)
         plays = turn.legal_plays
         options = len(plays) + (1 if turn.draw_allowed else 0)
         if options == 0:

@@ -34,9 +34,12 @@ runs made before the rule existed reproduce exactly.
 Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candidate -> MLP -> c``
 (``cand_hidden``), ``score_i = MLP([s, c_i])``, ``value = MLP(s)``.
 
-Candidate lists: exact by default; a policy whose spec names a ``list_budget`` (a
+Candidate lists: a policy whose spec names a ``list_budget`` (a
 :class:`machiavelli_env.legal.ListBudget`, set in a training config's ``policy`` section and stored
-with the checkpoint) trains and plays on lists bounded by it, unless the turn sets its own.
+with the checkpoint) trains and plays on lists bounded by it, unless the turn sets its own. Training
+with a spec that names none uses exact lists; the agent plays such a policy on lists bounded by
+:data:`agents.base.PLAY_LIST_BUDGET` (the shipped policies keep their strength on them,
+docs/RESULTS.md), or exactly with ``exact_lists`` (``ppo[exact_lists=1]``).
 
 Checkpoints are safetensors files (weights only, never pickled code) with a JSON side file of the
 architecture (``model.safetensors`` + ``model.json``; the same JSON is also stored in the
@@ -63,7 +66,7 @@ from machiavelli_env.cards import NUM_TYPES
 from machiavelli_env.records import loads, printable, read_capped
 from machiavelli_env.rules import Rules
 
-from .base import DRAW, Agent, Turn
+from .base import DRAW, PLAY_LIST_BUDGET, Agent, Turn
 
 FORMAT = "machiavelli-ppo"
 FORMAT_VERSION = 1
@@ -306,24 +309,39 @@ class CandidatePolicy(nn.Module):
 
 # ---------------------------------------------------------------------------------------------- agent
 class PPOAgent(Agent):
-    """Plays with a :class:`CandidatePolicy`: the highest-scoring candidate, or a sample when ``sample``."""
+    """Plays with a :class:`CandidatePolicy`: the highest-scoring candidate, or a sample when ``sample``.
+
+    Candidate lists: the turn's own budget when it sets one, else the policy spec's
+    ``list_budget``, else :data:`~agents.base.PLAY_LIST_BUDGET`, or exact lists with ``exact_lists``
+    (what training uses for a spec that names no budget).
+    """
 
     name = "ppo"
 
     def __init__(
-        self, policy: CandidatePolicy, *, sample: bool = False, seed: int | None = None, take_wins: bool | None = None
+        self,
+        policy: CandidatePolicy,
+        *,
+        sample: bool = False,
+        seed: int | None = None,
+        take_wins: bool | None = None,
+        exact_lists: bool = False,
     ):
         self.policy = policy.eval()
         self.spec = policy.spec
         self.sample = bool(sample)
         self.take_wins = take_wins  # None: the policy's spec decides
         self.rng = np.random.default_rng(seed)
+        # a turn's own budget first, then the spec's (the lists it was trained on), then this
+        self.list_budget = None if exact_lists or policy.spec.list_budget is not None else PLAY_LIST_BUDGET
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
+        if self.list_budget is not None and turn.list_budget is None:
+            turn.bound_lists(self.list_budget)
         state, cands, mask, plays = encode_turn(turn, self.spec, take_wins=self.take_wins)
         with torch.inference_mode():
             scores = self.policy.scores(torch.from_numpy(state), torch.from_numpy(cands))
@@ -522,16 +540,25 @@ def shipped_checkpoint(players: int) -> Path:
 
 
 def load_ppo_agent(
-    path: str | Path | None = None, *, rules: Rules | None = None, seed: int | None = None, sample: int = 0
+    path: str | Path | None = None,
+    *,
+    rules: Rules | None = None,
+    seed: int | None = None,
+    sample: int = 0,
+    exact_lists: int = 0,
 ) -> PPOAgent:
     """The ``ppo`` agent of :func:`agents.registry.make_agent`.
 
     ``path`` a checkpoint (``.safetensors``, a training ``.pt``, or a run directory); ``None`` the
     shipped one for ``rules.players`` (classic 2 players without rules). ``sample=1`` samples from
-    the policy instead of taking its best-scoring candidate.
+    the policy instead of taking its best-scoring candidate; ``exact_lists=1`` gives it exact
+    candidate lists where its checkpoint names no ``list_budget`` (see :class:`PPOAgent`).
     """
+    for name, value in (("sample", sample), ("exact_lists", exact_lists)):
+        if value not in (0, 1):
+            raise ValueError(f"ppo: {name} must be 0 or 1, got {value!r}")
     torch.set_num_threads(1)
     if path is None:
         path = shipped_checkpoint(rules.players if rules is not None else 2)
     policy, _ = load_checkpoint(path)
-    return PPOAgent(policy, sample=bool(sample), seed=seed)
+    return PPOAgent(policy, sample=bool(sample), seed=seed, exact_lists=bool(exact_lists))

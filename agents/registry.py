@@ -4,7 +4,8 @@ Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``te
 checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized search, :mod:`agents.search`).
 Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
 ``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout`` and
-``opponents`` (names). torch is imported only for ``ppo``.
+``opponents`` (names). torch is imported only for ``ppo``. ``random`` and ``ppo`` read legal-play lists
+bounded by :data:`agents.base.PLAY_LIST_BUDGET` unless given ``exact_lists=1``.
 """
 
 from __future__ import annotations
@@ -58,13 +59,18 @@ def split_specs(text: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
-def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None) -> Agent:
-    """Build an agent from its name (see the module docstring); ``rules`` picks the ppo checkpoint."""
+def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None, *, exact_lists: bool = False) -> Agent:
+    """Build an agent from its name (see the module docstring); ``rules`` picks the ppo checkpoint.
+
+    ``exact_lists``: ``random`` and ``ppo`` read exact legal-play lists (as ``[exact_lists=1]`` does)
+    instead of lists bounded by :data:`agents.base.PLAY_LIST_BUDGET`; the other agents read none."""
     m = _SPEC.match(spec.strip())
     if not m or m["kind"] not in AGENT_NAMES:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)} (ppo:PATH for a file)")
     kind, path = m["kind"], m["path"]
     opts = _options(m["opts"], spec, kind)
+    if exact_lists and kind in ("random", "ppo"):
+        opts.setdefault("exact_lists", 1)
     if path is not None and kind != "ppo":
         raise AgentSpecError(f"agent {spec!r}: only ppo takes a path (ppo:PATH)")
     try:

@@ -25,6 +25,8 @@ differs (nothing is written). ``--cache DIR`` keeps each finished series in ``DI
 each) and reuses it on the next run, so a run that was stopped resumes. ``--quick`` plays a few
 games only, with small search and training budgets, to try the script (it refuses to write the
 real BENCHMARK.md). Games are deterministic, so ``--workers`` changes only the time taken.
+``random`` and ``ppo`` read exact legal-play lists here (``exact_lists``; the league config says so
+too), the lists the published tables were measured with.
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def _key(task: Job | ExploitJob | LeagueJob) -> str:
 
 def _run_job(job: Job) -> dict[str, Any]:
     rules = Rules.load(job.preset)
-    agents = [make_agent(spec, rules) for spec in (job.specs or job.agents)]
+    agents = [make_agent(spec, rules, exact_lists=True) for spec in (job.specs or job.agents)]
     return evaluate(agents, rules, job.games, job.seed)
 
 

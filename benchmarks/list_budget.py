@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from machiavelli_env.agents.arena import evaluate, wilson_interval  # noqa: E402
-from machiavelli_env.agents.base import WithListBudget, turn_from_state  # noqa: E402
+from machiavelli_env.agents.base import Agent, WithListBudget, turn_from_state  # noqa: E402
 from machiavelli_env.agents.registry import make_agent  # noqa: E402
 
 from machiavelli_env import game, legal  # noqa: E402
@@ -70,7 +70,7 @@ def positions(rules: Rules, games: int, seed: int) -> list[tuple[str, game.State
     out = []
     for g in range(games):
         names = [kinds[(g + i) % len(kinds)] for i in range(rules.players)]
-        agents = [make_agent(k, rules, seed=seed + g * 7 + i) for i, k in enumerate(names)]
+        agents = [make_agent(k, rules, seed=seed + g * 7 + i, exact_lists=True) for i, k in enumerate(names)]
         for i, a in enumerate(agents):
             a.reset(seed * 31 + g * 7 + i)
         state = game.new_game(rules, seed + g)
@@ -122,9 +122,13 @@ def speed(names: list[str], games: int, seed: int, budget: legal.ListBudget) -> 
 
 def strength(games: int, seed: int, budget: legal.ListBudget) -> list[dict[str, Any]]:
     rules = Rules.load("classic")
+
+    def exact_ppo() -> Agent:
+        return make_agent("ppo", rules, exact_lists=True)
+
     matches = {
-        "ppo+budget vs ppo": lambda: [WithListBudget(make_agent("ppo", rules), budget), make_agent("ppo", rules)],
-        "ppo vs greedy": lambda: [make_agent("ppo", rules), make_agent("greedy", rules)],
+        "ppo+budget vs ppo": lambda: [WithListBudget(make_agent("ppo", rules), budget), exact_ppo()],
+        "ppo vs greedy": lambda: [exact_ppo(), make_agent("greedy", rules)],
         "ppo+budget vs greedy": lambda: [WithListBudget(make_agent("ppo", rules), budget), make_agent("greedy", rules)],
     }
     rows = []

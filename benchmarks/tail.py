@@ -36,8 +36,10 @@ call builds its kernels), the oracle's integer programme loads HiGHS and the rul
 survivors are frozen (``gc.freeze``), so that the figures are the positions' cost, not one-time
 start-up or scans of long-lived objects.
 
-``--list-budget JSON`` bounds the agents' legal-play lists (:class:`machiavelli_env.legal.ListBudget`;
-``default`` for its defaults): the tail of bounded lists, which the shipped ``ppo`` was not trained on.
+The agents read their own legal-play lists: ``random`` and ``ppo`` within
+:data:`agents.base.PLAY_LIST_BUDGET`, as ``machiavelli eval`` plays them. ``--exact-lists`` gives
+them exact lists (the lists before bounded ones became their default); ``--list-budget JSON`` sets
+every turn's list budget (:class:`machiavelli_env.legal.ListBudget`; ``default`` for its defaults).
 
 ``--slow OUT.jsonl`` writes the slowest positions (state JSON and the agent that moved) for study.
 The peak resident memory of the process is printed at the end.
@@ -198,17 +200,18 @@ def warm_up(rules: Rules, agents: list[Any], seed: int) -> None:
 
 
 def mixed(
-    name: str, games: int, seed: int, keep: int, list_budget: ListBudget | None = None
+    name: str, games: int, seed: int, keep: int, list_budget: ListBudget | None = None, exact_lists: bool = False
 ) -> tuple[dict[str, Any], Times]:
     """Seat-rotated games of the bots (and ppo) on one configuration."""
     rules = config_rules(name)
     kinds = ["random", "greedy", "hoarder"] + (["ppo"] if ppo_available(rules.players) else [])
-    pool = {k: make_agent(k, rules, seed=seed) for k in kinds}
+    pool = {k: make_agent(k, rules, seed=seed, exact_lists=exact_lists) for k in kinds}
     warm_up(rules, list(pool.values()), seed)
     times = Times()
     for g in range(games):
         names = [kinds[(g + i) % len(kinds)] for i in range(rules.players)]
-        agents = [pool[k] if names.count(k) == 1 else make_agent(k, rules, seed=seed + i) for i, k in enumerate(names)]
+        agents = [pool[k] if names.count(k) == 1 else make_agent(k, rules, seed=seed + i, exact_lists=exact_lists)
+                  for i, k in enumerate(names)]
         play_timed(rules, agents, names, seed + g, times, keep, list_budget)
     row = {"config": name, "stress": name in STRESS, "players": rules.players, "kinds": kinds, "games": games,
            **times.summary(), "by_agent": times.by_agent()}
@@ -275,8 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slow", type=Path, help="write the slowest positions here (JSON lines)")
     ap.add_argument("--keep", type=int, default=3, help="slowest positions kept per configuration (default 3)")
     ap.add_argument("--list-budget", metavar="JSON",
-                    help='bound the agents\' legal-play lists: "default" for ListBudget(), or its fields as '
-                         'JSON, e.g. \'{"nodes": 200}\' (the default lists exactly)')
+                    help='every turn\'s legal-play list budget: "default" for ListBudget(), or its fields as '
+                         'JSON, e.g. \'{"nodes": 200}\' (default: each agent\'s own lists)')
+    ap.add_argument("--exact-lists", action="store_true",
+                    help="random and ppo read exact legal-play lists (default: within PLAY_LIST_BUDGET)")
     args = ap.parse_args(argv)
     list_budget = None
     if args.list_budget:
@@ -299,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machiavelli-env {__version__}, Python {platform.python_version()}, {platform.machine()}; "
           f"{games} mixed games per config, {greedy_games} greedy games per preset, seed {args.seed}, "
           f"{'wall-clock' if args.wall else 'process CPU'} time"
-          + (f"; agents' lists bounded by {list_budget}" if list_budget else ""))
+          + (f"; every list bounded by {list_budget}" if list_budget else "")
+          + ("; random and ppo on exact lists" if args.exact_lists else ""))
     rows, slow = [], []
     per_kind: list[tuple[str, dict[str, dict[str, float]]]] = []
     t_start = time.perf_counter()
@@ -309,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         if games == 0:
             break
         try:
-            row, times = mixed(n, games, args.seed, args.keep, list_budget)
+            row, times = mixed(n, games, args.seed, args.keep, list_budget, args.exact_lists)
         except Exception as exc:  # a failing configuration is reported, and the others still run
             rows.append({"config": n, "stress": n in STRESS, "error": f"{type(exc).__name__}: {exc}"})
             print(f"| {n} | error: {type(exc).__name__}: {exc} |", flush=True)
@@ -344,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"version": __version__, "seed": args.seed, "rows": rows, "greedy": greedy,
                                          "peak_rss_mb": peak_mb,
-                                         "list_budget": None if list_budget is None else vars(list_budget)},
+                                         "list_budget": None if list_budget is None else vars(list_budget),
+                                         "exact_lists": args.exact_lists},
                                         indent=1))
     if args.slow:
         with args.slow.open("w") as f:

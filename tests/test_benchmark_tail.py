@@ -80,7 +80,9 @@ def test_tail_bounds_the_agents_lists_when_asked(tail, capsys):
     argv = ["--games", "1", "--greedy-games", "0", "--configs", "jokers2", "--list-budget", '{"nodes": 20}']
     assert tail.main(argv) == 0
     text = capsys.readouterr().out
-    assert "agents' lists bounded by ListBudget(nodes=20," in text and "| jokers2 | 2 | 1 |" in text
+    assert "every list bounded by ListBudget(nodes=20," in text and "| jokers2 | 2 | 1 |" in text
+    assert tail.main(["--games", "1", "--greedy-games", "0", "--configs", "jokers2", "--exact-lists"]) == 0
+    assert "random and ppo on exact lists" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         tail.main(["--games", "1", "--list-budget", '{"node": 20}'])
     assert "--list-budget" in capsys.readouterr().err

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from game_positions import crowded_positions
+from machiavelli_env.agents.base import DRAW, turn_from_state
+from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game, legal, oracle
 from machiavelli_env.oracle import dp
@@ -240,3 +242,66 @@ def test_eval_plays_on_bounded_lists_when_asked(capsys) -> None:
     assert "list_budget" not in json.loads(capsys.readouterr().out)
     assert main([*argv, "--list-budget", '{"node": 3}']) == 2
     assert "--list-budget" in capsys.readouterr().err
+
+
+def _crowded_turn() -> tuple[game.State, legal.ListBudget]:
+    """A classic position whose exact list and PLAY_LIST_BUDGET list differ."""
+    from machiavelli_env.agents.base import PLAY_LIST_BUDGET
+
+    rules = Rules.load("classic")
+    for seed in range(40):
+        state = game.new_game(rules, seed)
+        greedy = [make_agent("greedy", rules) for _ in range(rules.players)]
+        while not state.done:
+            p = state.current
+            exact = game.legal_plays(state, p, 32)
+            bounded = game.legal_plays(state, p, 32, PLAY_LIST_BUDGET)
+            if _keys(exact) != _keys(bounded) and bounded:
+                return state, PLAY_LIST_BUDGET
+            state = game.step(state, greedy[p].act(turn_from_state(state)))
+    raise AssertionError("no position where the default budget changes the list")
+
+
+def test_random_and_ppo_read_bounded_lists_unless_built_with_exact_lists() -> None:
+    import importlib.util
+
+    state, budget = _crowded_turn()
+    p = state.current
+    bounded = _keys(game.legal_plays(state, p, 32, budget))
+    names = ["random"] + (["ppo"] if importlib.util.find_spec("torch") else [])
+    for name in names:
+        turn = turn_from_state(state)
+        action = make_agent(name, state.rules, seed=1).act(turn)
+        assert turn.list_budget == budget and _keys(turn.legal_plays) == bounded
+        assert not action.any() or action.tobytes() in bounded
+        exact_turn = turn_from_state(state)
+        for agent in (make_agent(name, state.rules, seed=1, exact_lists=True),
+                      make_agent(f"{name}[exact_lists=1]", state.rules, seed=1)):
+            agent.act(exact_turn)
+            assert exact_turn.list_budget is None
+        assert _keys(exact_turn.legal_plays) == _keys(game.legal_plays(state, p, 32))
+        own = legal.ListBudget(nodes=5)
+        chosen = turn_from_state(state, list_budget=own)  # a turn's own budget comes first
+        make_agent(name, state.rules, seed=1).act(chosen)
+        assert chosen.list_budget == own
+    with pytest.raises(ValueError, match="exact_lists must be 0 or 1"):
+        make_agent("random[exact_lists=2]")
+
+
+def test_random_picks_only_from_the_bounded_list_or_draws() -> None:
+    state, budget = _crowded_turn()
+    allowed = _keys(game.legal_plays(state, state.current, 32, budget)) + [DRAW.tobytes()]
+    picks = {make_agent("random", state.rules, seed=s).act(turn_from_state(state)).tobytes() for s in range(30)}
+    assert picks <= set(allowed) and len(picks) > 1
+
+
+def test_league_config_exact_lists_reaches_the_agents() -> None:
+    from machiavelli_env.training import league
+
+    cfg = league.config_from_dict({"pool": ["random", "greedy"], "players": [2], "games": 2, "seed": 0,
+                                   "exact_lists": True})
+    rules = cfg.rules_for("classic", 2)
+    assert league._agent("random", "random", rules, cfg.exact_lists).list_budget is None
+    assert league._agent("random", "random", rules, False).list_budget is not None
+    with pytest.raises(league.LeagueError, match="exact_lists must be true or false"):
+        league.config_from_dict({"pool": ["random"], "players": [2], "games": 2, "seed": 0, "exact_lists": "yes"})

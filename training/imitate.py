@@ -54,7 +54,8 @@ def _one_game(job: tuple[Rules, PolicySpec, str, tuple[str, ...], tuple[float, .
     n = rules.players
     seat = int(rng.integers(n))
     kind = kinds[int(rng.choice(len(kinds), p=np.asarray(weights) / sum(weights)))]
-    agents = {q: make_agent(teacher_spec if q == seat else kind, rules, seed=seed + q) for q in range(n)}
+    agents = {q: make_agent(teacher_spec if q == seat else kind, rules, seed=seed + q, exact_lists=True)
+              for q in range(n)}
     for a in agents.values():
         a.reset(seed)
     state = game.new_game(rules, seed=seed)

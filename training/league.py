@@ -7,6 +7,7 @@ A league is configured by a YAML file (``configs/league/*.yaml``; see docs/LEAGU
     rules: [classic]                        # rules presets (``classic`` -> ``classic_4p`` for 4 players)
     games: 600
     seed: 1
+    exact_lists: false                      # true: random and ppo read exact legal-play lists
 
 :func:`run_league` plays the games of :class:`training.schedule.Schedule` (every agent meets every
 other and sits in every seat), locally or as Ray tasks, appends one line per game to
@@ -37,7 +38,7 @@ from machiavelli_env.rules import Rules, RulesError, preset_names
 from .ratings import LeagueRatings, compute_ratings, plot, write_csv, write_markdown
 from .schedule import Fixture, Schedule
 
-CONFIG_KEYS = ("name", "pool", "players", "rules", "games", "seed", "limit")
+CONFIG_KEYS = ("name", "pool", "players", "rules", "games", "seed", "limit", "exact_lists")
 
 
 class LeagueError(ValueError):
@@ -55,6 +56,7 @@ class LeagueConfig:
     seed: int
     limit: int = 32
     name: str = "league"
+    exact_lists: bool = False  # random and ppo: exact lists instead of agents.base.PLAY_LIST_BUDGET
     _rules_cache: dict[tuple[str, int], Rules] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +68,8 @@ class LeagueConfig:
             raise LeagueError(f"league config: seed must be a whole number >= 0, got {self.seed!r}")
         if not isinstance(self.limit, int) or self.limit < 1:
             raise LeagueError(f"league config: limit must be a whole number >= 1, got {self.limit!r}")
+        if not isinstance(self.exact_lists, bool):
+            raise LeagueError(f"league config: exact_lists must be true or false, got {self.exact_lists!r}")
         for n in self.players:
             if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 6:
                 raise LeagueError(f"league config: players must be whole numbers 2..6, got {n!r}")
@@ -99,7 +103,8 @@ class LeagueConfig:
     def identity(self) -> dict[str, Any]:
         """What fixes the games (everything but ``games`` and ``name``): stored as ``DIR/league.json``."""
         return {"env": ENV_ID, "pool": dict(self.pool), "players": sorted(set(self.players)),
-                "rules": list(dict.fromkeys(self.rules)), "seed": self.seed, "limit": self.limit}
+                "rules": list(dict.fromkeys(self.rules)), "seed": self.seed, "limit": self.limit,
+                "exact_lists": self.exact_lists}
 
 
 def _as_list(value: Any, key: str) -> list[Any]:
@@ -141,6 +146,7 @@ def config_from_dict(data: Mapping[str, Any], name: str = "league") -> LeagueCon
         seed=data["seed"],
         limit=data.get("limit", 32),
         name=str(data.get("name", name)),
+        exact_lists=data.get("exact_lists", False),
     )
 
 
@@ -161,14 +167,14 @@ def load_config(path: str | os.PathLike[str]) -> LeagueConfig:
 
 
 # ================================================================================ playing one game
-_AGENTS: dict[tuple[str, str, str], Agent] = {}  # per process: built once, reset (reseeded) every game
+_AGENTS: dict[tuple[str, str, str, bool], Agent] = {}  # per process: built once, reset (reseeded) every game
 
 
-def _agent(name: str, spec: str, rules: Rules) -> Agent:
-    key = (name, spec, json.dumps(rules.to_dict(), sort_keys=True))
+def _agent(name: str, spec: str, rules: Rules, exact_lists: bool = False) -> Agent:
+    key = (name, spec, json.dumps(rules.to_dict(), sort_keys=True), exact_lists)
     if key not in _AGENTS:
         try:
-            agent = make_agent(spec, rules)
+            agent = make_agent(spec, rules, exact_lists=exact_lists)
         except AgentSpecError:
             raise
         except (ImportError, OSError, ValueError) as exc:
@@ -185,7 +191,7 @@ def build_agents(config: LeagueConfig) -> None:
             rules = config.rules_for(preset, n)
             for name, spec in config.pool.items():
                 try:
-                    _agent(name, spec, rules)
+                    _agent(name, spec, rules, config.exact_lists)
                 except AgentSpecError as exc:
                     raise LeagueError(f"league config: pool entry {name!r}: {exc}") from None
 
@@ -193,7 +199,7 @@ def build_agents(config: LeagueConfig) -> None:
 def play_fixture(fixture: Fixture, config: LeagueConfig, record: bool = False) -> dict[str, Any]:
     """Play one scheduled game; returns its ``games.jsonl`` line (with ``"record"`` when asked)."""
     rules = config.rules_for(fixture.rules, fixture.players)
-    agents = [_agent(name, config.pool[name], rules) for name in fixture.seats]
+    agents = [_agent(name, config.pool[name], rules, config.exact_lists) for name in fixture.seats]
     try:
         res = play_game(rules, agents, fixture.seed, agent_seeds=list(fixture.agent_seeds),
                         limit=config.limit, record=record)

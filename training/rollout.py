@@ -5,7 +5,9 @@ random seat and the other seats are opponents from :mod:`training.pool`; between
 the opponents play on (so every row of a batch is one learner decision). Per step the worker
 encodes the learner's turn in every game (:func:`agents.ppo.encode_turn`), runs the policy once on
 the whole batch (one torch thread), samples the moves, and plays them. Finished games are dealt
-again at once, with a new seat and new opponents.
+again at once, with a new seat and new opponents. Opponents (``random``, and ``ppo`` policies whose
+spec names no ``list_budget``) read exact legal-play lists here, as in runs made before bounded lists
+became the agents' default, so a config trains the same policy it did.
 
 :class:`WorkerGroup` runs ``workers`` of them: in this process when ``workers == 1``, else one
 spawned process each (pipes carry weights in and numpy batches out); with ``engine="ray"`` one
@@ -94,13 +96,13 @@ class RolloutWorker:
         self.heuristics, self.latest, self.gamma, self.shaping = dict(heuristics), float(latest), gamma, shaping
         self.placement_weight = float(placement_weight) if reward == "placement" else 0.0
         self.bots: dict[str, Agent] = {
-            name: make_agent(name, rules, seed=int(self.rng.integers(2**31))) for name in heuristics
+            name: make_agent(name, rules, seed=int(self.rng.integers(2**31)), exact_lists=True) for name in heuristics
         }
         # take_wins off: the learner and its policy opponents sample the unmasked policy (runs made before
         # the option reproduce); on: a winning play, when there is one, is the only candidate, as in evaluation
         self.take_wins: bool | None = None if take_wins else False  # None: as the policy's spec says
         self.latest_agent = PPOAgent(self.policy, sample=True, seed=int(self.rng.integers(2**31)),
-                                     take_wins=self.take_wins)
+                                     take_wins=self.take_wins, exact_lists=True)
         self.snapshots: dict[int, PPOAgent] = {}
         self.pool_ids: list[int] = []  # the current pool (self.snapshots may also hold retired ids in use)
         self.p_policy = 0.0
@@ -130,7 +132,7 @@ class RolloutWorker:
                 net = CandidatePolicy(self.spec)
                 net.load_state_dict(from_numpy(weights))
                 self.snapshots[sid] = PPOAgent(net, sample=True, seed=int(self.rng.integers(2**31)),
-                                               take_wins=self.take_wins)
+                                               take_wins=self.take_wins, exact_lists=True)
 
     def _agent(self, key: str) -> Agent:
         if key == pool.LATEST:
@@ -242,8 +244,8 @@ class RolloutWorker:
     def evaluate(self, opponent: str, games: int, seed: int, sample: bool = False) -> dict[str, Any]:
         """Seat-rotated games of the current policy (best-scoring moves, or sampled) against ``opponent``."""
         n = self.rules.players
-        me = PPOAgent(self.policy, sample=sample, seed=seed)
-        others = [make_agent(opponent, self.rules, seed=seed + i) for i in range(1, n)]
+        me = PPOAgent(self.policy, sample=sample, seed=seed, exact_lists=True)
+        others = [make_agent(opponent, self.rules, seed=seed + i, exact_lists=True) for i in range(1, n)]
         res = evaluate([me, *others], self.rules, games, seed, limit=self.spec.limit)
         a = res["agents"][0]
         return {"games": res["games"], "wins": a["wins"], "draws": a["draws"],
