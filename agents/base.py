@@ -82,12 +82,14 @@ class Turn:
         """Legal plays with another ``limit`` (see :func:`machiavelli_env.legal.legal_plays`).
 
         A list bounded by ``list_budget`` that comes out empty while drawing is not allowed (under
-        ``must_play_if_able`` a play exists, and the budget gave up before finding one) is made
-        exactly instead, so that an agent reading it always has a legal action."""
+        ``must_play_if_able`` a play exists, and the budget gave up before finding one) becomes the
+        oracle's max-cards play (one exact question), or the exact list when that play is empty (a
+        play of help cards only), so that an agent reading it always has a legal action."""
         if limit not in self._legal_cache:
             plays = self._legal(limit, self.list_budget) if self._legal is not None else []
             if not plays and self.list_budget is not None and not self.draw_allowed and self._legal is not None:
-                plays = self._legal(limit, None)
+                best = self._best("cards") if self._best is not None else DRAW
+                plays = [best] if best.any() else self._legal(limit, None)
             self._legal_cache[limit] = plays
         return self._legal_cache[limit]
 

@@ -288,7 +288,7 @@ def test_play_cli_runs_a_game_against_a_bot_from_scripted_input(monkeypatch, cap
     assert "you are player_0" in out and "won" in out or "no winner" in out
 
 
-def test_a_bounded_list_that_gives_up_still_offers_a_play_when_drawing_is_not_allowed() -> None:
+def test_a_bounded_list_that_gives_up_offers_the_max_cards_play_when_drawing_is_not_allowed() -> None:
     import importlib.util
 
     from machiavelli_env import legal
@@ -307,6 +307,9 @@ def test_a_bounded_list_that_gives_up_still_offers_a_play_when_drawing_is_not_al
             if not turn.draw_allowed and not bounded:  # the budget gave up before finding a play
                 plays = turn.legal_plays
                 assert plays and all(turn.is_legal(x) for x in plays)
+                best = game.best_play(state, p, "cards")  # one exact question, not the exact list
+                if best.any():
+                    assert [x.tobytes() for x in plays] == [best.tobytes()]
                 for name in names:
                     action = make_agent(name, rules, seed=seed).act(turn_from_state(state, list_budget=nothing))
                     game.check_action(state, action)  # a legal play, not a draw
