@@ -98,6 +98,12 @@ class Turn:
         self.list_budget = budget
         self._legal_cache.clear()
 
+    def default_lists(self, budget: legal.ListBudget | None) -> None:
+        """:meth:`bound_lists` with ``budget`` unless this turn already has a budget (or ``budget`` is
+        ``None``): an agent's own list preference, which a caller's choice overrides."""
+        if budget is not None and self.list_budget is None:
+            self.bound_lists(budget)
+
     def best_play(self, objective: str = "cards") -> np.ndarray:
         """The oracle's optimal play for ``objective`` (``cards`` or ``points``); zeros when none."""
         if self._best is None:

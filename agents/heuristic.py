@@ -41,8 +41,7 @@ class RandomAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
-        if self.list_budget is not None and turn.list_budget is None:
-            turn.bound_lists(self.list_budget)
+        turn.default_lists(self.list_budget)
         plays = turn.legal_plays
         options = len(plays) + (1 if turn.draw_allowed else 0)
         if options == 0:

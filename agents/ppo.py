@@ -190,8 +190,7 @@ def encode_turn(
     module docstring.
     """
     k_max = spec.limit
-    if spec.list_budget is not None and turn.list_budget is None:  # the lists the policy was trained on
-        turn.bound_lists(spec.list_budget)
+    turn.default_lists(spec.list_budget)  # the lists the policy was trained on
     plays = turn.legal_plays_up_to(k_max)[:k_max]
     norm, pts = _rules_arrays(turn.rules)
     hand = np.asarray(turn.hand, dtype=np.int64)
@@ -340,8 +339,7 @@ class PPOAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, turn: Turn) -> np.ndarray:
-        if self.list_budget is not None and turn.list_budget is None:
-            turn.bound_lists(self.list_budget)
+        turn.default_lists(self.list_budget)
         state, cands, mask, plays = encode_turn(turn, self.spec, take_wins=self.take_wins)
         with torch.inference_mode():
             scores = self.policy.scores(torch.from_numpy(state), torch.from_numpy(cands))
