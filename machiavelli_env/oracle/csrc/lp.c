@@ -31,6 +31,7 @@
 #define LP_REFACTOR 150     /* basis updates between fresh inverses */
 #define LP_TOL 1e-9
 #define LP_PIV 1e-7
+#define LP_NEED 4           /* copies per card type that the usable test reads from bit masks */
 
 typedef struct {
     int n;               /* melds */
@@ -39,6 +40,8 @@ typedef struct {
     double *cntd;        /* the copies as doubles (pricing) */
     double *inorm;       /* n: 1 / the length of each column (pricing compares d_j / |a_j|) */
     uint8_t *usable;     /* n, per question: the column fits in hi */
+    uint64_t *need;      /* n * LP_NEED: bit c of need[m * LP_NEED + k] set when meld m holds more than k copies of c */
+    uint8_t *deep;       /* n: the meld holds more than LP_NEED copies of some card (the exact test decides) */
     int32_t *ulist;      /* n, per question: the usable columns, in order */
     double *xv;          /* n + LP_ROWS, per question: values of the nonbasic slacks */
     int head[LP_ROWS];   /* the variable basic in each row: 0..n-1 a meld, n + c the slack of card c */
@@ -79,10 +82,12 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
     L->xv = malloc(((size_t)n + LP_ROWS) * sizeof(double));
     L->upper = malloc((size_t)(n + LP_ROWS));
     L->pos = malloc((size_t)(n + LP_ROWS) * sizeof(int32_t));
+    L->need = calloc((size_t)n * LP_NEED + 1, sizeof(uint64_t));
+    L->deep = calloc((size_t)n + 1, 1);
     if (!L->start || !L->card || !L->cnt || !L->cntd || !L->inorm || !L->usable || !L->ulist || !L->xv || !L->upper ||
-        !L->pos) {
+        !L->pos || !L->need || !L->deep) {
         free(L->start); free(L->card); free(L->cnt); free(L->cntd); free(L->inorm); free(L->usable); free(L->ulist);
-        free(L->xv); free(L->upper); free(L->pos);
+        free(L->xv); free(L->upper); free(L->pos); free(L->need); free(L->deep);
         memset(L, 0, sizeof *L);
         return -1;
     }
@@ -100,6 +105,12 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
                 if (row[c]) { L->card[k] = (uint8_t)c; L->cnt[k] = row[c]; L->cntd[k] = row[c]; k++; }
         }
     L->start[n] = k;
+    for (int j = 0; j < n; j++)
+        for (int e = L->start[j]; e < L->start[j + 1]; e++) {
+            const int copies = L->cnt[e];
+            for (int t = 0; t < copies && t < LP_NEED; t++) L->need[(size_t)j * LP_NEED + t] |= 1ULL << L->card[e];
+            if (copies > LP_NEED) L->deep[j] = 1;
+        }
     for (int j = 0; j < n; j++) {
         double sq = 0;
         for (int e = L->start[j]; e < L->start[j + 1]; e++) sq += L->cntd[e] * L->cntd[e];
@@ -262,9 +273,18 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
     int32_t *ulist = L->ulist;
     double *xv = L->xv;
     int nu = 0;
-    for (int m = 0; m < n; m++) {
-        int ok = 1;
-        for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
+    /* a meld fits in hi when every card it holds k + 1 or more copies of has hi >= k + 1: per k one
+     * mask test (the same answer as comparing each entry's copies with hi; melds with more copies
+     * of a card than the masks hold are compared entry by entry) */
+    uint64_t lack[LP_NEED] = {0};
+    for (int c = 0; c < LP_ROWS; c++)
+        for (int t = 0; t < LP_NEED; t++)
+            if (hi[c] <= t) lack[t] |= 1ULL << c;
+    const uint64_t *need = L->need;
+    for (int m = 0; m < n; m++, need += LP_NEED) {
+        int ok = !((need[0] & lack[0]) | (need[1] & lack[1]) | (need[2] & lack[2]) | (need[3] & lack[3]));
+        if (ok && L->deep[m])
+            for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
         usable[m] = (uint8_t)ok;
         if (ok) ulist[nu++] = m;
     }
