@@ -7,6 +7,8 @@ from .api import (
     WorkLimitReached,
     best_play,
     best_play_containing,
+    best_play_then_ilp,
+    best_play_within,
     best_plays_by_card,
     best_plays_by_card_within,
     feasible_within,
@@ -16,6 +18,7 @@ from .api import (
     repack,
     search_work,
     solve,
+    solve_then_ilp,
     solve_within,
 )
 
@@ -26,6 +29,8 @@ __all__ = [
     "WorkLimitReached",
     "best_play",
     "best_play_containing",
+    "best_play_then_ilp",
+    "best_play_within",
     "best_plays_by_card",
     "best_plays_by_card_within",
     "feasible_within",
@@ -35,5 +40,6 @@ __all__ = [
     "repack",
     "search_work",
     "solve",
+    "solve_then_ilp",
     "solve_within",
 ]

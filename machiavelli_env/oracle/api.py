@@ -321,6 +321,67 @@ def solve_within(
     return _play(res)
 
 
+def best_play_within(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, max_work: int) -> Play:
+    """:func:`best_play`'s whole schedule (``arrange=False``), giving up after ``max_work`` work
+    (:class:`WorkLimitReached`), the per-suit relaxation charged from a fresh start as in
+    :func:`solve_within`, so that whether it gives up depends on the question alone. The same
+    answer as :func:`best_play` when it answers. The arguments must already be valid int64 count
+    vectors (``OracleError`` when the table cannot be arranged)."""
+    if max_work < 1:
+        raise OracleError(f"max_work must be at least 1, got {max_work}")
+    res = dp.capped_best(table, hand, rules, objective, int(max_work))
+    if res.__class__ is Play:
+        return res
+    if res is None:
+        raise OracleError("the table cannot be arranged into valid melds")
+    # over the cap (5), or a position the direct path leaves to the general one (its memo's limit)
+    raise WorkLimitReached(f"no answer within {max_work} work")
+
+
+def best_play_then_ilp(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, max_work: int) -> Play:
+    """:func:`best_play`'s answer at a bounded search cost: :func:`best_play_within` ``max_work``,
+    and when that gives up, the integer programme (:func:`solve_then_ilp`'s second step).
+
+    Both are exact, so the value is :func:`best_play`'s; of several equally good plays it may
+    return another. Which of the two answers depends on the question alone, never on time. It
+    suits questions that the full schedule can take seconds on (a big hand over a table of
+    several decks and jokers), where the programme takes tens of milliseconds."""
+    try:
+        return best_play_within(table, hand, rules, objective, max_work)
+    except WorkLimitReached:
+        pass
+    res = dp.ilp_solve(table, table + hand, objective_weights(objective, rules), rules, False, 0)
+    if res is None:
+        raise OracleError("the table cannot be arranged into valid melds")
+    return _play(res)
+
+
+def solve_then_ilp(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    weights: np.ndarray,
+    rules: Rules,
+    max_work: int,
+    *,
+    need_group: bool = False,
+    min_open_points: int = 0,
+) -> Play | None:
+    """:func:`solve`'s answer at a bounded search cost: the exact search within ``max_work``
+    (:func:`solve_within`, fresh, from the ace up), and when that gives up, the integer programme
+    (:func:`machiavelli_env.oracle.ilp.solve_bounds`, HiGHS, run to proven optimality).
+
+    Exact either way, like :func:`best_play_then_ilp`; the arguments must already be valid int64
+    count vectors, and the answer's ``melds`` may be ``None``.
+    """
+    try:
+        return solve_within(lo, hi, weights, rules, max_work, need_group=need_group,
+                            min_open_points=min_open_points, arrange=False)
+    except WorkLimitReached:
+        pass
+    res = dp.ilp_solve(lo, hi, weights, rules, need_group, int(min_open_points))
+    return None if res is None else _play(res)
+
+
 def feasible_within(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, *, need_group: bool = False,
     min_open_points: int = 0, fresh: bool = True,

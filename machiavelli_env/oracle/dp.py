@@ -384,6 +384,23 @@ def capped_solve(
         _dp.charge_relaxation(False)
 
 
+def capped_best(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, cap: int):
+    """:data:`direct_best`'s whole schedule (no arrangement), giving up once it has done ``cap``
+    work, its per-suit relaxation charged from a fresh start (as :func:`capped_solve` with
+    ``fresh``): a Play, ``None`` (the table cannot be arranged), :data:`OVER_WORK`, or
+    ``NotImplemented`` (a position the direct path leaves to the general one)."""
+    if cap < 1:
+        raise ValueError(f"cap must be at least 1, got {cap}")
+    _dp.charge_relaxation(True, True)
+    try:
+        res = direct_best(table, hand, rules, objective, False, int(cap))
+        if res is NotImplemented and type(rules) is Rules and register(rules):
+            res = direct_best(table, hand, rules, objective, False, int(cap))
+        return res
+    finally:
+        _dp.charge_relaxation(False)
+
+
 _NO_WEIGHTS = np.zeros(53, dtype=np.int64)
 _NO_WEIGHTS.setflags(write=False)
 

@@ -519,6 +519,7 @@ static PyObject *best_answer(Query *q, int arrange) {
         const Query saved = *q;
         const unsigned long long cap0 = g_cap_at;
         g_cap_at = g_work + (unsigned long long)g_lp_race;
+        if (cap0 && cap0 < g_cap_at) g_cap_at = cap0; /* a caller's cap (best_play's sixth argument) */
         PyObject *res = run_solve_melds(q, 0, arrange);
         g_cap_at = cap0;
         if (!res || !PyLong_Check(res)) {
@@ -539,12 +540,20 @@ static PyObject *best_answer(Query *q, int arrange) {
     return res;
 }
 
-/* best_play(table, hand, rules, objective[, arrange]) -> Play | None | NotImplemented (best_answer) */
+/* best_play(table, hand, rules, objective[, arrange[, cap]]) -> Play | None | NotImplemented (best_answer);
+ * cap > 0: the whole schedule gives up after that much work (work(), with the per-suit relaxation
+ * charged after charge_relaxation(1)), answering 5 */
 static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 && nargs != 5) Py_RETURN_NOTIMPLEMENTED;
+    if (nargs < 4 || nargs > 6) Py_RETURN_NOTIMPLEMENTED;
     int oc = objective_code(args[3]);
     int arrange = nargs == 4 ? 1 : PyObject_IsTrue(args[4]);
     if (arrange < 0) return fast_or_general(NULL);
+    long long cap = 0;
+    if (nargs == 6) {
+        cap = PyLong_AsLongLong(args[5]);
+        if (cap == -1 && PyErr_Occurred()) return fast_or_general(NULL);
+        if (cap < 0) Py_RETURN_NOTIMPLEMENTED;
+    }
     RulesEntry ea, *e = &ea;
     long long lo[NT], hi[NT];
     if (oc < 0 || direct_args(args[0], args[1], args[2], "hand", e, lo, hi)) Py_RETURN_NOTIMPLEMENTED;
@@ -553,7 +562,13 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (rc != 0) return fast_or_general(NULL);
     q->rise = g_rise;
     g_result_type = (PyTypeObject *)g_play_type;
+    if (cap > 0) {
+        g_cap_at = g_work + (unsigned long long)cap;
+        g_charge_relax = g_charge_mode;
+    }
     PyObject *res = best_answer(q, arrange);
+    g_cap_at = 0;
+    g_charge_relax = 0;
     g_result_type = NULL;
     return fast_or_general(res);
 }
