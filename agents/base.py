@@ -68,7 +68,7 @@ class Turn:
     limit: int = 32
     list_budget: legal.ListBudget | None = None
     _legal: Callable[[int, legal.ListBudget | None], list[np.ndarray]] | None = field(default=None, repr=False)
-    _best: Callable[[str], np.ndarray] | None = field(default=None, repr=False)
+    _best: Callable[..., np.ndarray] | None = field(default=None, repr=False)  # (objective[, search_work])
     _check: Callable[[np.ndarray], bool] | None = field(default=None, repr=False)
     _sample: Callable[[np.random.Generator], game.State] | None = field(default=None, repr=False)
     _legal_cache: dict[int, list[np.ndarray]] = field(default_factory=dict, repr=False)
@@ -104,12 +104,17 @@ class Turn:
         if budget is not None and self.list_budget is None:
             self.bound_lists(budget)
 
-    def best_play(self, objective: str = "cards") -> np.ndarray:
-        """The oracle's optimal play for ``objective`` (``cards`` or ``points``); zeros when none."""
+    def best_play(self, objective: str = "cards", search_work: int | None = None) -> np.ndarray:
+        """The oracle's optimal play for ``objective`` (``cards`` or ``points``); zeros when none.
+
+        ``search_work`` bounds the exact search, past which the integer programme answers (exact
+        too; :func:`machiavelli_env.legal.best_play`); ``None``: the oracle's own schedule."""
         if self._best is None:
             plays = self.legal_plays
             return plays[0].copy() if plays else DRAW.copy()
-        return self._best(objective)
+        if search_work is None:
+            return self._best(objective)
+        return self._best(objective, search_work)
 
     def is_legal(self, play: np.ndarray) -> bool:
         """Whether a play (a count vector of cards held) can be laid down now (exact oracle check)."""
@@ -152,7 +157,7 @@ def turn_from_state(
         limit=limit,
         list_budget=list_budget,
         _legal=lambda k, budget: game.legal_plays(state, p, k, budget),
-        _best=lambda objective: game.best_play(state, p, objective),
+        _best=lambda objective, work=None: game.best_play(state, p, objective, work),
         _check=lambda play: _is_legal(state, p, play),
         _sample=lambda rng: game.resample_hidden(state, p, rng),
     )

@@ -5,7 +5,8 @@ checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized sear
 Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
 ``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout`` and
 ``opponents`` (names). torch is imported only for ``ppo``. ``random`` and ``ppo`` read legal-play lists
-bounded by :data:`agents.base.PLAY_LIST_BUDGET` unless given ``exact_lists=1``.
+bounded by :data:`agents.base.PLAY_LIST_BUDGET` unless given ``exact_lists=1``; ``hoarder`` bounds its
+max-cards search by ``search_work`` (0: the oracle's own schedule).
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ def split_specs(text: str) -> list[str]:
 def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None, *, exact_lists: bool = False) -> Agent:
     """Build an agent from its name (see the module docstring); ``rules`` picks the ppo checkpoint.
 
-    ``exact_lists``: ``random`` and ``ppo`` read exact legal-play lists (as ``[exact_lists=1]`` does)
-    instead of lists bounded by :data:`agents.base.PLAY_LIST_BUDGET`; the other agents read none."""
+    ``exact_lists``: the agents decide as BENCHMARK.md's ladder was played: ``random`` and ``ppo``
+    read exact legal-play lists (as ``[exact_lists=1]`` does) instead of lists bounded by
+    :data:`agents.base.PLAY_LIST_BUDGET`, and ``hoarder`` asks the oracle's own max-cards schedule
+    (``[search_work=0]``) instead of handing a long search to the integer programme."""
     m = _SPEC.match(spec.strip())
     if not m or m["kind"] not in AGENT_NAMES:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)} (ppo:PATH for a file)")
@@ -71,6 +74,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None, *
     opts = _options(m["opts"], spec, kind)
     if exact_lists and kind in ("random", "ppo"):
         opts.setdefault("exact_lists", 1)
+    if exact_lists and kind == "hoarder":
+        opts.setdefault("search_work", 0)
     if path is not None and kind != "ppo":
         raise AgentSpecError(f"agent {spec!r}: only ppo takes a path (ppo:PATH)")
     try:

@@ -687,9 +687,15 @@ def legal_plays(
     )
 
 
-def best_play(state: State, player: int | None = None, objective: str = "cards") -> np.ndarray:
-    """The oracle's optimal play for ``player`` (hand cards only; respects the opening rule)."""
+def best_play(
+    state: State, player: int | None = None, objective: str = "cards", search_work: int | None = None
+) -> np.ndarray:
+    """The oracle's optimal play for ``player`` (hand cards only; respects the opening rule);
+    ``search_work`` as in :func:`machiavelli_env.legal.best_play`."""
     p = state.current if player is None else player
+    if search_work is not None:
+        return legal.best_play(state.table, state.hands[p], state.rules, opened=bool(state.opened[p]),
+                               objective=objective, search_work=search_work)
     return legal.best_play_counts(state.table, state.hands[p], state.rules, bool(state.opened[p]), objective)
 
 

@@ -57,6 +57,7 @@ _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
+_BEST_SIZE = 1024  # (table, hand, objective) -> the full schedule's best play: about 1.4 kB each
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,7 @@ def clear_caches() -> None:
     _KNOWN.clear()
     _PLAYS.clear()
     _BRANCH.clear()
+    _BEST.clear()
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -331,23 +333,54 @@ def arrange_play(
 
 # ---------------------------------------------------------------------------------------------- best plays
 def best_play(
-    table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, objective: str = "cards"
+    table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, objective: str = "cards",
+    search_work: int | None = None,
 ) -> np.ndarray:
-    """The oracle's optimal play from the hand (hand cards only), or zeros when there is none."""
-    return best_play_counts(as_counts(table, "table"), as_counts(hand, "hand"), rules, opened, objective)
+    """The oracle's optimal play from the hand (hand cards only), or zeros when there is none.
+
+    ``search_work`` bounds the exact search: past that much work the integer programme answers
+    (:func:`machiavelli_env.oracle.api.best_play_then_ilp`, or for an opening lay-down
+    :func:`~machiavelli_env.oracle.api.solve_then_ilp`; exact too, of equally good plays perhaps
+    another). ``None``: the oracle's own schedule."""
+    if search_work is not None and (isinstance(search_work, bool) or not isinstance(search_work, (int, np.integer))
+                                    or search_work < 1):
+        raise ValueError(f"search_work must be a positive integer or None, got {search_work!r}")
+    return best_play_counts(as_counts(table, "table"), as_counts(hand, "hand"), rules, opened, objective, search_work)
 
 
-def best_play_counts(table: np.ndarray, hand: np.ndarray, rules: Rules, opened: bool, objective: str) -> np.ndarray:
-    """:func:`best_play` on int64 count vectors already known to be valid."""
+def best_play_counts(
+    table: np.ndarray, hand: np.ndarray, rules: Rules, opened: bool, objective: str, search_work: int | None = None
+) -> np.ndarray:
+    """:func:`best_play` on int64 count vectors (and a ``search_work``) already known to be valid."""
     info = rules_info(rules)
     opening = rules.opening != "none" and not opened
-    if opening:
+    if search_work is not None and opening:
         w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
-        res = _query(_ZERO, hand, w, rules, _opening_kw(rules, True))
+        res = oracle.solve_then_ilp(_ZERO, hand, w, rules, int(search_work), **_opening_kw(rules, True))
         if res is None:
             return _ZERO.copy()
-    else:  # raises OracleError when the table itself cannot be arranged
-        res = oracle.best_play(table, hand, rules, objective, arrange=False)
+    elif search_work is not None:  # raises OracleError when the table itself cannot be arranged
+        res = oracle.best_play_then_ilp(table, hand, rules, objective, int(search_work))
+    else:
+        # the same question again (under must_play_if_able: whether drawing is allowed, asked for
+        # the turn and again by the engine's step, then an agent's max-cards play) is answered
+        # from here: the full schedule's answer is a function of the question
+        key = (info.key, opening, objective, b"" if opening else table.tobytes(), hand.tobytes())
+        hit = _BEST.get(key)
+        if hit is not None:
+            return np.frombuffer(hit, dtype=np.int64).copy()
+        if opening:
+            w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
+            res = _query(_ZERO, hand, w, rules, _opening_kw(rules, True))
+            x = _ZERO.copy() if res is None else res.counts
+        else:  # raises OracleError when the table itself cannot be arranged
+            x = oracle.best_play(table, hand, rules, objective, arrange=False).counts
+        if len(_BEST) >= _BEST_SIZE:
+            _BEST.clear()
+        _BEST[key] = x.tobytes()
+        if np.count_nonzero(x):
+            _remember(info, opening, table, x, True)
+        return x
     x = res.counts
     if np.count_nonzero(x):
         _remember(info, opening, table, x, True)
@@ -365,6 +398,7 @@ def has_play(table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, 
 
 # ---------------------------------------------------------------------------------------------- legal plays
 _PLAYS: dict[tuple, tuple[bytes, ...]] = {}
+_BEST: dict[tuple, bytes] = {}
 # the enumeration's branch questions and their answers (a solution's counts over lo, or None), so
 # that a later call asking the same box (another limit on the same position, or the same branch of
 # a hand that changed elsewhere) does not ask the oracle again; the answers are the oracle's own

@@ -1,0 +1,127 @@
+"""Max-cards plays at a bounded search cost: the capped whole schedule, then the integer programme."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from game_positions import crowded_positions
+from machiavelli_env.agents.base import turn_from_state
+from machiavelli_env.agents.heuristic import HOARDER_SEARCH_WORK, HoarderAgent
+from machiavelli_env.agents.registry import make_agent
+
+from machiavelli_env import game, legal, oracle
+from machiavelli_env.rules import Rules
+
+
+def _big_hands(preset: str, seed: int) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
+    return crowded_positions(preset, games=2, seed=seed, other="hoarder", every=4, min_table=9)
+
+
+def _value(play: np.ndarray, objective: str, rules: Rules) -> int:
+    return int(oracle.objective_weights(objective, rules) @ play)
+
+
+@pytest.mark.parametrize("preset", ["classic_jokers", "jokers2"])
+def test_best_play_within_answers_as_best_play_or_gives_up(preset: str) -> None:
+    answered = gave_up = 0
+    positions = _big_hands(preset, seed=7100)[:24]
+    assert len(positions) >= 8
+    for table, hand, rules in positions:
+        exact = oracle.best_play(table, hand, rules, arrange=False)
+        for cap in (40, 10**9):
+            legal.clear_caches()
+            try:
+                got = oracle.best_play_within(table, hand, rules, "cards", cap)
+            except oracle.WorkLimitReached:
+                assert cap == 40
+                gave_up += 1
+                continue
+            assert got.counts.tolist() == exact.counts.tolist()
+            answered += 1
+    assert answered >= len(positions) and gave_up > 0
+
+
+@pytest.mark.parametrize("objective", ["cards", "points"])
+def test_best_play_then_ilp_is_exact_when_the_search_gives_up(objective: str) -> None:
+    checked = 0
+    positions = _big_hands("classic_jokers", seed=7200)[:12]
+    assert len(positions) >= 8
+    for table, hand, rules in positions:
+        exact = oracle.best_play(table, hand, rules, objective, arrange=False)
+        got = oracle.best_play_then_ilp(table, hand, rules, objective, 1)  # one unit of work: the programme answers
+        assert got.value == exact.value
+        assert np.all(got.counts <= hand)
+        if got.counts.any():
+            assert oracle.repack(table, got.counts, rules) is not None
+        checked += 1
+    assert checked == len(positions)
+
+
+def test_solve_then_ilp_answers_an_opening_question_exactly() -> None:
+    rules = Rules.load("opening_points36")
+    zero = np.zeros(53, dtype=np.int64)
+    ones = np.ones(53, dtype=np.int64)
+    kw = {"min_open_points": rules.opening_points}
+    compared = 0
+    for _table, hand, _rules in crowded_positions("opening_points36", games=2, seed=7300, other="hoarder",
+                                                  every=3, min_table=0)[:15]:
+        exact = oracle.solve(zero, hand, ones, rules, **kw)
+        for cap in (1, 10**9):
+            got = oracle.solve_then_ilp(zero, hand, ones, rules, cap, **kw)
+            assert (got is None) == (exact is None)
+            if got is not None:
+                assert got.value == exact.value
+            compared += 1
+    assert compared == 30
+
+
+@pytest.mark.parametrize("bad", [0, -5, True, 2.5, "100"])
+def test_best_play_rejects_a_search_work_that_is_not_a_positive_integer(bad: object) -> None:
+    rules = Rules.load("classic")
+    with pytest.raises(ValueError, match="search_work"):
+        legal.best_play("", "5H 6H 7H", rules, search_work=bad)  # type: ignore[arg-type]
+
+
+def test_best_play_with_search_work_plays_the_cards_of_the_full_schedule() -> None:
+    for preset in ("classic", "opening_points36", "jokers2"):
+        rules = Rules.load(preset)
+        state = game.new_game(rules, 7400)
+        for _ in range(30):
+            if state.done:
+                break
+            exact = game.best_play(state)
+            bounded = game.best_play(state, search_work=1)
+            assert int(bounded.sum()) == int(exact.sum())
+            state = game.step(state, exact)
+
+
+def test_hoarder_search_work_defaults_and_spec_options() -> None:
+    rules = Rules.load("classic_jokers")
+    assert HoarderAgent().search_work == HOARDER_SEARCH_WORK
+    assert make_agent("hoarder", rules).search_work == HOARDER_SEARCH_WORK
+    assert make_agent("hoarder[search_work=0]", rules).search_work is None
+    assert make_agent("hoarder", rules, exact_lists=True).search_work is None  # the ladder's hoarder
+    assert make_agent("hoarder[search_work=500]", rules, exact_lists=True).search_work == 500
+    with pytest.raises(ValueError, match="search_work"):
+        make_agent("hoarder[search_work=-1]", rules)
+
+
+def test_hoarder_with_the_stock_empty_plays_as_many_cards_as_with_the_full_schedule() -> None:
+    bounded, full = HoarderAgent(search_work=1), HoarderAgent(search_work=0)
+    rules = Rules.load("classic_jokers")
+    played = 0
+    for seed in (7500, 7501):
+        state = game.new_game(rules, seed)
+        greedy = make_agent("greedy", rules)
+        while not state.done:
+            p = state.current
+            turns = [turn_from_state(state, p) for _ in range(2)]
+            for turn in turns:
+                turn.stock_size = 0  # as if the stock were empty: the hoarder plays short of going out
+            a, b = bounded.act(turns[0]), full.act(turns[1])
+            assert int(a.sum()) == int(b.sum())
+            if a.any():
+                assert turns[0].is_legal(a)
+                played += 1
+            state = game.step(state, np.asarray(greedy.act(turn_from_state(state, p)), dtype=np.int64))
+    assert played >= 10
