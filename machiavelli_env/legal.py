@@ -57,7 +57,6 @@ _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
-_BEST_SIZE = 1024  # (table, hand, objective) -> the full schedule's best play: about 1.4 kB each
 
 
 @dataclass(frozen=True)
@@ -199,7 +198,7 @@ def clear_caches() -> None:
     _KNOWN.clear()
     _PLAYS.clear()
     _BRANCH.clear()
-    _BEST.clear()
+    _LAST_BEST.clear()
 
 
 # ---------------------------------------------------------------------------------------------- legality
@@ -362,22 +361,20 @@ def best_play_counts(
     elif search_work is not None:  # raises OracleError when the table itself cannot be arranged
         res = oracle.best_play_then_ilp(table, hand, rules, objective, int(search_work))
     else:
-        # the same question again (under must_play_if_able: whether drawing is allowed, asked for
-        # the turn and again by the engine's step, then an agent's max-cards play) is answered
-        # from here: the full schedule's answer is a function of the question
+        # the question just asked, asked again (under must_play_if_able: whether drawing is
+        # allowed, for the turn and again by the engine's step, then a list's fallback play) is
+        # answered from here: the full schedule's answer is a function of the question. Only the
+        # last one is kept: a cache of many would answer a replayed game from memory
         key = (info.key, opening, objective, b"" if opening else table.tobytes(), hand.tobytes())
-        hit = _BEST.get(key)
-        if hit is not None:
-            return np.frombuffer(hit, dtype=np.int64).copy()
+        if _LAST_BEST and _LAST_BEST[0] == key:
+            return np.frombuffer(_LAST_BEST[1], dtype=np.int64).copy()
         if opening:
             w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
             res = _query(_ZERO, hand, w, rules, _opening_kw(rules, True))
             x = _ZERO.copy() if res is None else res.counts
         else:  # raises OracleError when the table itself cannot be arranged
             x = oracle.best_play(table, hand, rules, objective, arrange=False).counts
-        if len(_BEST) >= _BEST_SIZE:
-            _BEST.clear()
-        _BEST[key] = x.tobytes()
+        _LAST_BEST[:] = [key, x.tobytes()]
         if np.count_nonzero(x):
             _remember(info, opening, table, x, True)
         return x
@@ -398,7 +395,7 @@ def has_play(table: Counts, hand: Counts, rules: Rules, *, opened: bool = True, 
 
 # ---------------------------------------------------------------------------------------------- legal plays
 _PLAYS: dict[tuple, tuple[bytes, ...]] = {}
-_BEST: dict[tuple, bytes] = {}
+_LAST_BEST: list = []  # [key, answer] of the last full-schedule best_play question
 # the enumeration's branch questions and their answers (a solution's counts over lo, or None), so
 # that a later call asking the same box (another limit on the same position, or the same branch of
 # a hand that changed elsewhere) does not ask the oracle again; the answers are the oracle's own
