@@ -25,8 +25,8 @@ differs (nothing is written). ``--cache DIR`` keeps each finished series in ``DI
 each) and reuses it on the next run, so a run that was stopped resumes. ``--quick`` plays a few
 games only, with small search and training budgets, to try the script (it refuses to write the
 real BENCHMARK.md). Games are deterministic, so ``--workers`` changes only the time taken.
-``random`` and ``ppo`` read exact legal-play lists here (``exact_lists``; the league config says so
-too), the lists the published tables were measured with.
+``random`` and ``ppo`` read exact legal-play lists here and ``hoarder`` searches its max-cards play
+unbounded (``exact_lists``; the league config says so too), as the published tables were measured.
 """
 
 from __future__ import annotations

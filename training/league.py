@@ -7,7 +7,7 @@ A league is configured by a YAML file (``configs/league/*.yaml``; see docs/LEAGU
     rules: [classic]                        # rules presets (``classic`` -> ``classic_4p`` for 4 players)
     games: 600
     seed: 1
-    exact_lists: false                      # true: random and ppo read exact legal-play lists
+    exact_lists: false                      # true: random and ppo list exactly, hoarder searches unbounded
 
 :func:`run_league` plays the games of :class:`training.schedule.Schedule` (every agent meets every
 other and sits in every seat), locally or as Ray tasks, appends one line per game to
@@ -56,7 +56,7 @@ class LeagueConfig:
     seed: int
     limit: int = 32
     name: str = "league"
-    exact_lists: bool = False  # random and ppo: exact lists instead of agents.base.PLAY_LIST_BUDGET
+    exact_lists: bool = False  # make_agent(exact_lists=): random and ppo list exactly, hoarder unbounded
     _rules_cache: dict[tuple[str, int], Rules] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
