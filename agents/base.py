@@ -112,8 +112,6 @@ class Turn:
         if self._best is None:
             plays = self.legal_plays
             return plays[0].copy() if plays else DRAW.copy()
-        if search_work is None:
-            return self._best(objective)
         return self._best(objective, search_work)
 
     def is_legal(self, play: np.ndarray) -> bool:

@@ -353,14 +353,7 @@ def best_play_counts(
     """:func:`best_play` on int64 count vectors (and a ``search_work``) already known to be valid."""
     info = rules_info(rules)
     opening = rules.opening != "none" and not opened
-    if search_work is not None and opening:
-        w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
-        res = oracle.solve_then_ilp(_ZERO, hand, w, rules, int(search_work), **_opening_kw(rules, True))
-        if res is None:
-            return _ZERO.copy()
-    elif search_work is not None:  # raises OracleError when the table itself cannot be arranged
-        res = oracle.best_play_then_ilp(table, hand, rules, objective, int(search_work))
-    else:
+    if search_work is None:
         # the question just asked, asked again (under must_play_if_able: whether drawing is
         # allowed, for the turn and again by the engine's step, then a list's fallback play) is
         # answered from here: the full schedule's answer is a function of the question. Only the
@@ -368,17 +361,18 @@ def best_play_counts(
         key = (info.key, opening, objective, b"" if opening else table.tobytes(), hand.tobytes())
         if _LAST_BEST and _LAST_BEST[0] == key:
             return np.frombuffer(_LAST_BEST[1], dtype=np.int64).copy()
-        if opening:
-            w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
-            res = _query(_ZERO, hand, w, rules, _opening_kw(rules, True))
-            x = _ZERO.copy() if res is None else res.counts
-        else:  # raises OracleError when the table itself cannot be arranged
-            x = oracle.best_play(table, hand, rules, objective, arrange=False).counts
+    if opening:
+        w = info.ones if objective == "cards" else oracle.objective_weights(objective, rules)
+        kw = _opening_kw(rules, True)
+        res = (_query(_ZERO, hand, w, rules, kw) if search_work is None
+               else oracle.solve_then_ilp(_ZERO, hand, w, rules, int(search_work), **kw))
+        x = _ZERO.copy() if res is None else res.counts
+    elif search_work is None:  # raises OracleError when the table itself cannot be arranged
+        x = oracle.best_play(table, hand, rules, objective, arrange=False).counts
+    else:
+        x = oracle.best_play_then_ilp(table, hand, rules, objective, int(search_work)).counts
+    if search_work is None:
         _LAST_BEST[:] = [key, x.tobytes()]
-        if np.count_nonzero(x):
-            _remember(info, opening, table, x, True)
-        return x
-    x = res.counts
     if np.count_nonzero(x):
         _remember(info, opening, table, x, True)
     return x
