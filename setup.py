@@ -11,7 +11,8 @@ setup(
             "machiavelli_env.oracle._dp",
             sources=["machiavelli_env/oracle/_dp.c"],
             depends=sorted(str(p) for p in Path("machiavelli_env/oracle/csrc").glob("*.[ch]")),
-            extra_compile_args=["-O2", "-std=c99"],
+            # no fused multiply-add: the LP's arithmetic must give the same bits on every processor
+            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
         ),
         Extension(
             "machiavelli_env._obs",

@@ -36,10 +36,13 @@ def _greedy_questions(preset: str, games: int, seed: int, min_table: int = 30) -
     return out
 
 
+_DEFAULT_NARROW = _dp.set_params()["lp_narrow"]
+
+
 def _narrowing(on: bool) -> int:
     """Turn the narrowing on (its default threshold) or off; returns the previous threshold."""
     old = _dp.set_params()["lp_narrow"]
-    _dp.set_params(lp_narrow=30 if on else 0)
+    _dp.set_params(lp_narrow=_DEFAULT_NARROW if on else 0)
     return old
 
 
@@ -139,23 +142,54 @@ def test_arrange_false_gives_the_same_counts_without_melds(preset: str, question
 
 
 def test_what_the_search_settles_in_the_race_keeps_its_own_answer(questions: dict) -> None:
-    # a question the search answers within lp_race expansions gets the search's answer: the same
-    # as with the narrowing off
+    # with a race (lp_race > 0; off by default), a question the search answers within lp_race
+    # expansions gets the search's answer: the same as with the narrowing off
     quick = []
-    for preset, qs in questions.items():
-        rules = Rules.load(preset)
-        for t, h in qs:
-            s0, w0 = dp.stats()["lp_calls"], dp.work()
-            play = oracle.best_play(t, h, rules)
-            if dp.stats()["lp_calls"] == s0:
-                assert dp.work() - w0 <= _dp.set_params()["lp_race"] + 1
-                quick.append((t, h, rules, play.counts.tolist()))
+    old_race = _dp.set_params()["lp_race"]
+    _dp.set_params(lp_race=300)
+    try:
+        for preset, qs in questions.items():
+            rules = Rules.load(preset)
+            for t, h in qs:
+                s0, w0 = dp.stats()["lp_calls"], dp.work()
+                play = oracle.best_play(t, h, rules)
+                if dp.stats()["lp_calls"] == s0:
+                    assert dp.work() - w0 <= 300 + 1
+                    quick.append((t, h, rules, play.counts.tolist()))
+    finally:
+        _dp.set_params(lp_race=old_race)
     assert len(quick) >= 10
     old = _narrowing(False)
     try:
         assert [oracle.best_play(t, h, r).counts.tolist() for t, h, r, _ in quick] == [c for *_, c in quick]
     finally:
         _dp.set_params(lp_narrow=old)
+
+
+def test_a_refutation_certificate_cuts_later_types_exactly(questions: dict) -> None:
+    # a narrowing reuses the certificate of an earlier type's refutation on the types after it
+    # (an exact integer check, no simplex run); the types it cuts are in no play, so the value is
+    # the integer programme's, and the search asks for its bound first (lp_rise off) or rises from
+    # nothing (lp_rise on) to the same value
+    before = dp.stats()["lp_cert_reused"]
+    reused = []
+    for preset in ("classic_jokers", "spanish_comodines"):
+        rules = Rules.load(preset)
+        for t, h in questions[preset]:
+            r0 = dp.stats()["lp_cert_reused"]
+            play = oracle.best_play(t, h, rules)
+            if dp.stats()["lp_cert_reused"] > r0:
+                reused.append((t, h, rules, play.value))
+    assert dp.stats()["lp_cert_reused"] > before and reused  # a reuse that never happens fails here
+    for t, h, rules, value in reused[:12]:
+        w = oracle.objective_weights("cards", rules)
+        assert ilp.solve_bounds(t, t + h, w, rules).value == value
+    old = _dp.set_params()["lp_rise"]
+    _dp.set_params(lp_rise=1)
+    try:
+        assert [oracle.best_play(t, h, r).value for t, h, r, _ in reused] == [v for *_, v in reused]
+    finally:
+        _dp.set_params(lp_rise=old)
 
 
 def test_arrange_false_still_rejects_a_table_that_cannot_be_arranged() -> None:

@@ -43,12 +43,14 @@ typedef struct {
     uint64_t *need;      /* n * LP_NEED: bit c of need[m * LP_NEED + k] set when meld m holds more than k copies of c */
     uint8_t *deep;       /* n: the meld holds more than LP_NEED copies of some card (the exact test decides) */
     int32_t *ulist;      /* n, per question: the usable columns, in order */
+    double *dv;          /* n, per iteration: the usable columns' normalised reduced costs (pricing) */
     double *xv;          /* n + LP_ROWS, per question: values of the nonbasic slacks */
     int head[LP_ROWS];   /* the variable basic in each row: 0..n-1 a meld, n + c the slack of card c */
     int8_t *upper;       /* n + LP_ROWS: a nonbasic slack at its upper bound (1) or lower (0) */
     int32_t *pos;        /* n + LP_ROWS: row of a basic variable, -1 nonbasic */
     double bt[LP_ROWS][LP_W]; /* the basis inverse by columns: bt[c][i] = (B^-1)[i][c]; entries past LP_ROWS 0 */
     int updates;         /* since the last fresh inverse */
+    int ones;            /* every entry holds one copy (pricing skips the multiplication by 1) */
     int ready;
 } LpSlot;
 static LpSlot lp_slots[LP_SLOTS];
@@ -79,14 +81,16 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
     L->inorm = malloc(((size_t)n + 1) * sizeof(double));
     L->usable = malloc((size_t)n + 1);
     L->ulist = malloc(((size_t)n + 1) * sizeof(int32_t));
+    L->dv = malloc(((size_t)n + 1) * sizeof(double));
     L->xv = malloc(((size_t)n + LP_ROWS) * sizeof(double));
     L->upper = malloc((size_t)(n + LP_ROWS));
     L->pos = malloc((size_t)(n + LP_ROWS) * sizeof(int32_t));
     L->need = calloc((size_t)n * LP_NEED + 1, sizeof(uint64_t));
     L->deep = calloc((size_t)n + 1, 1);
-    if (!L->start || !L->card || !L->cnt || !L->cntd || !L->inorm || !L->usable || !L->ulist || !L->xv || !L->upper ||
-        !L->pos || !L->need || !L->deep) {
+    if (!L->start || !L->card || !L->cnt || !L->cntd || !L->inorm || !L->usable || !L->ulist || !L->dv || !L->xv ||
+        !L->upper || !L->pos || !L->need || !L->deep) {
         free(L->start); free(L->card); free(L->cnt); free(L->cntd); free(L->inorm); free(L->usable); free(L->ulist);
+        free(L->dv);
         free(L->xv); free(L->upper); free(L->pos); free(L->need); free(L->deep);
         memset(L, 0, sizeof *L);
         return -1;
@@ -111,6 +115,8 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
             for (int t = 0; t < copies && t < LP_NEED; t++) L->need[(size_t)j * LP_NEED + t] |= 1ULL << L->card[e];
             if (copies > LP_NEED) L->deep[j] = 1;
         }
+    L->ones = 1;
+    for (int e = 0; e < k; e++) L->ones &= L->cnt[e] == 1;
     for (int j = 0; j < n; j++) {
         double sq = 0;
         for (int e = L->start[j]; e < L->start[j + 1]; e++) sq += L->cntd[e] * L->cntd[e];
@@ -155,7 +161,11 @@ static int lp_refactor(LpSlot *L) {
     return 0;
 }
 
-/* Is u (53 values) a certificate, once scaled to small integers? Checked exactly. */
+/* the integer certificate of the last refutation lp_certify checked (lp_narrow reuses it) */
+static long long lp_cert[LP_ROWS];
+
+/* Is u (53 values) a certificate, once scaled to small integers? Checked exactly; a certificate
+ * found is left in lp_cert. */
 static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int *hi, const uint8_t *usable) {
     double mx = 0;
     for (int c = 0; c < LP_ROWS; c++) if (fabs(u[c]) > mx) mx = fabs(u[c]);
@@ -183,7 +193,10 @@ static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int
             for (int k = L->start[m]; k < L->start[m + 1]; k++) s += ui[L->card[k]] * L->cnt[k];
             if (s < 0) ok = 0;
         }
-        if (ok) return 1;
+        if (ok) {
+            memcpy(lp_cert, ui, sizeof lp_cert);
+            return 1;
+        }
     }
     return 0;
 }
@@ -215,9 +228,18 @@ static int lp_point(const LpSlot *L, const double *xb, const int *lo, const int 
     return 2;
 }
 
+/* wider vector code where the processor has it (x86-64 Linux: a copy of the function for AVX2, chosen
+ * when the module loads). Only element-wise products and differences, never a sum reordered and
+ * never a fused multiply-add (-ffp-contract=off), so every value is the same bit for bit. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+#define LP_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LP_VECTOR_CLONES
+#endif
+
 /* the inverse after column alpha (= B^-1 a_q, LP_W long, clobbered) enters the basis in row r: row r
  * divided by alpha_r, then taken alpha_i times from every other row i */
-static void lp_update(LpSlot *L, double *alpha, int r) {
+LP_VECTOR_CLONES static void lp_update(LpSlot *L, double *restrict alpha, int r) {
     const double ar = alpha[r];
     alpha[r] = 0.0;
     for (int k = 0; k < LP_ROWS; k++) {
@@ -337,13 +359,42 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
         int q = -1, qdir = 0;
         double best = 0;
         const int bland = deg > 50;
-        for (int t = 0; t < nu && !(bland && q >= 0); t++) {
-            const int m = ulist[t];
-            if (L->pos[m] >= 0) continue;
-            double d = 0.0;
-            for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
-            d *= L->inorm[m];
-            if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
+        if (!bland) {
+            /* two passes: every usable column's reduced cost first, with no dependence from one
+             * column to the next (their sums overlap in the processor), then the choice in list
+             * order among the nonbasic ones: the same values and the same choice as one pass */
+            const int32_t *restrict start = L->start;
+            const uint8_t *restrict card = L->card;
+            const double *restrict inorm = L->inorm;
+            double *restrict dv = L->dv;
+            if (L->ones) /* pi_c * 1 is pi_c: the same sums, bit for bit */
+                for (int t = 0; t < nu; t++) {
+                    const int m = ulist[t];
+                    double d = 0.0;
+                    for (int k = start[m], e = start[m + 1]; k < e; k++) d -= pi[card[k]];
+                    dv[t] = d * inorm[m];
+                }
+            else
+                for (int t = 0; t < nu; t++) {
+                    const int m = ulist[t];
+                    double d = 0.0;
+                    for (int k = start[m], e = start[m + 1]; k < e; k++) d -= pi[card[k]] * L->cntd[k];
+                    dv[t] = d * inorm[m];
+                }
+            const int32_t *restrict pos = L->pos;
+            for (int t = 0; t < nu; t++) {
+                const double d = dv[t];
+                if (d < -LP_TOL && -d > best && pos[ulist[t]] < 0) { best = -d; q = ulist[t]; qdir = 1; }
+            }
+        } else { /* Bland's rule: the first improving column */
+            for (int t = 0; t < nu && q < 0; t++) {
+                const int m = ulist[t];
+                if (L->pos[m] >= 0) continue;
+                double d = 0.0;
+                for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
+                d *= L->inorm[m];
+                if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
+            }
         }
         for (int c = 0; c < LP_ROWS && !(bland && q >= 0); c++) {
             int j = n + c;
@@ -660,7 +711,9 @@ static PyObject *py_lp_melds(PyObject *self, PyObject *args) {
  * with a joker among their cards on tables of at least g_lp_narrow cards (0: never), always from
  * the slack basis, so that which types go, and so which of several equally good plays the search
  * returns, depends on the question alone, never on the questions asked before. */
-static long g_lp_narrow = 30;
+static long g_lp_narrow = 25;
+#define LP_NARROW_CERTS 16 /* refutation certificates a narrowing keeps to try on the types after */
+static unsigned long long lp_cert_reused = 0; /* types lp_narrow cut by an earlier type's certificate */
 
 /* The basis each narrowing starts from: the simplex's last basis for the table's own box [lo, lo],
  * from the slack basis, a function of the table alone. Kept for the LP_TABLES tables asked last
@@ -748,15 +801,33 @@ static int lp_narrow(Query *q) {
     int cut = 0;
     uint8_t kept[NT] = {0}; /* a point found holds another copy of the type: its box has one too */
     double act[NT];
+    /* The certificates of this question's refutations. One that refuted [l + e_c, h] holds for
+     * every later box [l + e_d, h'] with h' <= h (fewer melds fit, so u . a_m >= 0 still holds on
+     * all of them) whose sum over the box, sum_{u > 0} u h' + sum_{u < 0} u (l + e_d), is negative:
+     * checked exactly, it refutes d without a simplex run. */
+    static long long certs[LP_NARROW_CERTS][LP_ROWS];
+    int ncert = 0;
     for (int c = 0; c < NT; c++) {
         if (h[c] <= l[c] || kept[c]) continue;
+        int refuted = 0;
+        for (int k = 0; k < ncert && !refuted; k++) {
+            const long long *u = certs[k];
+            long long f = u[c] < 0 ? u[c] : 0;
+            for (int d = 0; d < NT; d++) f += u[d] > 0 ? u[d] * h[d] : u[d] * l[d];
+            refuted = f < 0;
+        }
+        if (refuted) { h[c] = l[c]; cut++; lp_cert_reused++; continue; }
         l[c]++;
         for (int d = 0; d < NT; d++) act[d] = 0.0;
         int r = lp_run(L, l, h, NULL, NULL, act);
         l[c]--;
-        if (r == 1) { h[c] = l[c]; cut++; }
-        else
+        if (r == 1) {
+            h[c] = l[c];
+            cut++;
+            memcpy(certs[ncert < LP_NARROW_CERTS ? ncert++ : LP_NARROW_CERTS - 1], lp_cert, sizeof lp_cert);
+        } else {
             for (int d = c + 1; d < NT; d++) kept[d] |= act[d] >= l[d] + 1 - 1e-9;
+        }
     }
     lp_narrowed += cut;
     if (!cut) return 0;
@@ -782,7 +853,7 @@ static int lp_narrow(Query *q) {
  *   refuted; with other weights, everything less the smallest weight), which then stops the
  *   search at the first play reaching it, in every level.
  * 0: the search decides (with the bound, if any); <0 error. */
-#define LP_CAP_BOXES 8
+#define LP_CAP_BOXES 16
 
 /* is x (box) arranged off the relaxation's point? 1 yes, 0 no (*refuted set when the relaxation
  * has no point), <0 error */
