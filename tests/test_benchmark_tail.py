@@ -102,3 +102,11 @@ def test_list_budget_benchmark_reports_both_lists(tmp_path, capsys):
         assert r["plays"][1] <= 32
     with pytest.raises(SystemExit):
         bench.main(["--configs", "nowhere"])
+
+
+def test_tail_greedy_presets_play_their_own_deals(tail):
+    # classic_jokers and spanish_comodines have the same rules: on shared seeds they would play the
+    # same games, move for move, and the second would meet the first's positions in the caches
+    out = tail.greedy_interleaved(2, 42)
+    assert out["classic_jokers"]["moves"] != out["spanish_comodines"]["moves"]
+    assert all(g["moves"] > 0 for g in out.values())
