@@ -169,8 +169,8 @@ def test_what_the_search_settles_in_the_race_keeps_its_own_answer(questions: dic
 def test_a_refutation_certificate_cuts_later_types_exactly(questions: dict) -> None:
     # a narrowing reuses the certificate of an earlier type's refutation on the types after it
     # (an exact integer check, no simplex run); the types it cuts are in no play, so the value is
-    # the integer programme's, and the search asks for its bound first (lp_rise off) or rises from
-    # nothing (lp_rise on) to the same value
+    # the integer programme's, and the search rises from nothing (lp_rise on) or asks for its bound
+    # first (lp_rise off) to the same value
     before = dp.stats()["lp_cert_reused"]
     reused = []
     for preset in ("classic_jokers", "spanish_comodines"):
@@ -185,7 +185,7 @@ def test_a_refutation_certificate_cuts_later_types_exactly(questions: dict) -> N
         w = oracle.objective_weights("cards", rules)
         assert ilp.solve_bounds(t, t + h, w, rules).value == value
     old = _dp.set_params()["lp_rise"]
-    _dp.set_params(lp_rise=1)
+    _dp.set_params(lp_rise=1 - old)
     try:
         assert [oracle.best_play(t, h, r).value for t, h, r, _ in reused] == [v for *_, v in reused]
     finally:
