@@ -284,6 +284,17 @@ static void lp_crash(LpSlot *L, const int *x) {
     if (L->updates >= LP_REFACTOR && lp_refactor(L) < 0) lp_slack_basis(L);
 }
 
+/* the reduced cost of meld m against multipliers pi, over its length: -(pi . a_m) / |a_m| (a sum in
+ * entry order; with one copy per entry pi_c * 1 is pi_c, the same sum bit for bit) */
+static inline double lp_price(const LpSlot *L, const double *pi, int m) {
+    double d = 0.0;
+    if (L->ones)
+        for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]];
+    else
+        for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
+    return d * L->inorm[m];
+}
+
 /* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
  * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
  * 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point found (per
@@ -363,24 +374,8 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
             /* two passes: every usable column's reduced cost first, with no dependence from one
              * column to the next (their sums overlap in the processor), then the choice in list
              * order among the nonbasic ones: the same values and the same choice as one pass */
-            const int32_t *restrict start = L->start;
-            const uint8_t *restrict card = L->card;
-            const double *restrict inorm = L->inorm;
             double *restrict dv = L->dv;
-            if (L->ones) /* pi_c * 1 is pi_c: the same sums, bit for bit */
-                for (int t = 0; t < nu; t++) {
-                    const int m = ulist[t];
-                    double d = 0.0;
-                    for (int k = start[m], e = start[m + 1]; k < e; k++) d -= pi[card[k]];
-                    dv[t] = d * inorm[m];
-                }
-            else
-                for (int t = 0; t < nu; t++) {
-                    const int m = ulist[t];
-                    double d = 0.0;
-                    for (int k = start[m], e = start[m + 1]; k < e; k++) d -= pi[card[k]] * L->cntd[k];
-                    dv[t] = d * inorm[m];
-                }
+            for (int t = 0; t < nu; t++) dv[t] = lp_price(L, pi, ulist[t]);
             const int32_t *restrict pos = L->pos;
             for (int t = 0; t < nu; t++) {
                 const double d = dv[t];
@@ -390,9 +385,7 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
             for (int t = 0; t < nu && q < 0; t++) {
                 const int m = ulist[t];
                 if (L->pos[m] >= 0) continue;
-                double d = 0.0;
-                for (int k = L->start[m], e = L->start[m + 1]; k < e; k++) d -= pi[L->card[k]] * L->cntd[k];
-                d *= L->inorm[m];
+                const double d = lp_price(L, pi, m);
                 if (d < -LP_TOL && -d > best) { best = -d; q = m; qdir = 1; }
             }
         }
