@@ -15,9 +15,10 @@ aces ``low`` <-> ``high``, the other ace rules are symmetric) maps every valid m
 meld, so the same question asked of the mirrored position has the same answer, and a conflict at
 the top becomes one at the bottom, found at once. The extension uses this itself: a search
 without opening points (whose card values the mirror would change) that outlasts its first budget
-level alternates with the mirrored search, level by level, and the first to finish answers. When a
-query without opening points runs out of memo all the same, it is asked again mirrored here and
-the answer mapped back; only if that fails too is ``MemoryError`` raised.
+level alternates with the mirrored search, level by level (each keeping its own memo from level
+to level), and the first to finish answers; a direction whose memo fills leaves the race to the
+other. When a query without opening points runs out of memo in both all the same, it is asked
+again mirrored here and the answer mapped back; only if that fails too is ``MemoryError`` raised.
 """
 
 from __future__ import annotations
@@ -475,7 +476,8 @@ def solve_bounds(
 def stats() -> dict[str, int]:
     """Sizes of the last search (``last_states`` forward entries, ``last_nodes`` depth-first nodes,
     ``last_method`` 1 forward / 2 depth-first / 3 whole-hand probe, ``last_mirrored`` 1 when the
-    mirrored sweep answered), of the transition cache, and ``work`` (see :func:`work`)."""
+    mirrored sweep answered), of the transition cache, ``best_recalled`` (``best_play`` questions
+    answered from an earlier answer: see ``docs/ORACLE.md``) and ``work`` (see :func:`work`)."""
     return {**_dp.stats(), "work": _dp.work()}
 
 

@@ -549,6 +549,79 @@ static PyObject *best_answer(Query *q, int arrange) {
     return res;
 }
 
+/* ------------------------------------------------------------------ best_play's last answers
+ * Incremental solving across the turns of a game: best_play's last BEST_RECS answers, each its box
+ * [lo, hi], weight row and value (the optimum, w . (x - lo)). A later box [lo', hi'] inside a
+ * recorded one holds only plays of that box, so its optimum is at most value - w . (lo' - lo). When
+ * that is 0 or less and every card that may be added has a positive weight, no card can be played:
+ * the only play of value 0 is playing nothing, so the answer (or None, when lo' cannot be arranged)
+ * is the search's own, found without it. The usual case: a player's play was the answer to their
+ * last question, and the others drew since; the table is then lo + that play, the hand what is
+ * left, and a search would have to prove afresh that nothing more fits (on a crowded joker table
+ * that can take half a second). Read only from best_play's questions; any other answer would be
+ * the same, so what was asked before changes no answer, only how soon it comes. */
+#define BEST_RECS 8
+typedef struct {
+    uint8_t lo[NT], hi[NT], rules[4];
+    int wid, used;
+    long value;
+} BestRec;
+static BestRec best_recs[BEST_RECS];
+static int best_rec_next = 0;
+static unsigned long long best_recalled = 0; /* questions best_recall settled */
+static int g_best_recall = 1; /* 0: never (set_params(recall=0)) */
+
+static int best_rules_same(const BestRec *r, const Query *q) {
+    return r->rules[0] == q->ace && r->rules[1] == q->mjpm && r->rules[2] == q->decks && r->rules[3] == q->jokers;
+}
+/* 1 when a recorded answer proves that no card of q's box can be played (see above) */
+static int best_recall(const Query *q, int wid) {
+    if (!g_best_recall) return 0;
+    for (int c = 0; c < NT; c++)
+        if (q->hi[c] > q->lo[c] && q->w[c] <= 0) return 0;
+    for (int i = 0; i < BEST_RECS; i++) {
+        const BestRec *r = &best_recs[i];
+        if (!r->used || r->wid != wid || !best_rules_same(r, q)) continue;
+        long gain = 0;
+        int inside = 1;
+        for (int c = 0; c < NT && inside; c++) {
+            inside = r->lo[c] <= q->lo[c] && q->hi[c] <= r->hi[c];
+            gain += (long)q->w[c] * (q->lo[c] - r->lo[c]);
+        }
+        if (inside && gain >= r->value) return 1;
+    }
+    return 0;
+}
+static void best_record(const uint8_t *lo, const uint8_t *hi, const Query *q, int wid, PyObject *res) {
+    if (!res || !PyTuple_Check(res)) return;
+    long value = PyLong_AsLong(PyTuple_GET_ITEM(res, 0));
+    if (value == -1 && PyErr_Occurred()) { PyErr_Clear(); return; }
+    BestRec *r = &best_recs[best_rec_next];
+    best_rec_next = (best_rec_next + 1) % BEST_RECS;
+    memcpy(r->lo, lo, NT);
+    memcpy(r->hi, hi, NT);
+    r->rules[0] = (uint8_t)q->ace;
+    r->rules[1] = (uint8_t)q->mjpm;
+    r->rules[2] = (uint8_t)q->decks;
+    r->rules[3] = (uint8_t)q->jokers;
+    r->wid = wid;
+    r->value = value;
+    r->used = 1;
+}
+/* q's answer when best_recall holds: nothing played, on the table lo (None: lo cannot be arranged) */
+static PyObject *nothing_played(Query *q, int arrange) {
+    best_recalled++;
+    if (!arrange && arr_known(q, q->lo)) return bare_play(q, 0);
+    long long lo[NT], w[NT];
+    for (int c = 0; c < NT; c++) { lo[c] = q->lo[c]; w[c] = q->w[c]; }
+    const int rise = q->rise;
+    int rc = setup_query(q, lo, lo, w, q->ace, q->mjpm, 0, 0, q->decks, q->jokers);
+    q->rise = rise;
+    PyObject *res = run_solve_melds(q, rc, arrange);
+    if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
+    return res;
+}
+
 /* best_play(table, hand, rules, objective[, arrange[, cap]]) -> Play | None | NotImplemented (best_answer);
  * cap > 0: the whole schedule gives up after that much work (work(), with the per-suit relaxation
  * charged after charge_relaxation(1)), answering 5 */
@@ -575,7 +648,12 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
         g_cap_at = g_work + (unsigned long long)cap;
         g_charge_relax = g_charge_mode;
     }
-    PyObject *res = best_answer(q, arrange);
+    uint8_t lo0[NT], hi0[NT];
+    memcpy(lo0, q->lo, NT);
+    memcpy(hi0, q->hi, NT);
+    const int wid = e->wid[oc];
+    PyObject *res = best_recall(q, wid) ? nothing_played(q, arrange) : best_answer(q, arrange);
+    best_record(lo0, hi0, q, wid, res);
     g_cap_at = 0;
     g_charge_relax = 0;
     g_result_type = NULL;

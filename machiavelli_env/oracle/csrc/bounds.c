@@ -719,6 +719,35 @@ static int32_t dfs(const Query *q, int st, uint64_t k0, uint64_t k1, int32_t nee
 }
 
 
+/* The search's memory (memo and per-suit relaxation of one query), two of them: the race of
+ * solve.c gives each sweep direction its own, so that each resumes its search where its last level
+ * stopped instead of starting afresh. mem_swap exchanges the one in use with the other. */
+typedef struct {
+    MEntry *me;
+    size_t me_n, me_cap;
+    MSlot *mt;
+    uint32_t mt_cur;
+    size_t mt_cap, mt_act;
+    USlot *ut, *ut_tmp;
+    size_t us_cap, us_n, us_act;
+    uint32_t us_cur;
+    int32_t *uv;
+    size_t uv_n, uv_cap;
+    long expansions;
+} SearchMem;
+static SearchMem mem_other = {.mt_cur = 1, .us_cur = 1};
+static void mem_swap(void) {
+    const SearchMem cur = {me, me_n, me_cap, mt, mt_cur, mt_cap, mt_act, ut, ut_tmp, us_cap, us_n, us_act, us_cur,
+                           uv, uv_n, uv_cap, dfs_expansions};
+    const SearchMem *o = &mem_other;
+    me = o->me; me_n = o->me_n; me_cap = o->me_cap;
+    mt = o->mt; mt_cur = o->mt_cur; mt_cap = o->mt_cap; mt_act = o->mt_act;
+    ut = o->ut; ut_tmp = o->ut_tmp; us_cap = o->us_cap; us_n = o->us_n; us_act = o->us_act; us_cur = o->us_cur;
+    uv = o->uv; uv_n = o->uv_n; uv_cap = o->uv_cap;
+    dfs_expansions = o->expansions;
+    mem_other = cur;
+}
+
 static void memo_reset(void) {
     me_n = 0;
     if (mt) {

@@ -51,6 +51,8 @@ typedef struct {
     double bt[LP_ROWS][LP_W]; /* the basis inverse by columns: bt[c][i] = (B^-1)[i][c]; entries past LP_ROWS 0 */
     int updates;         /* since the last fresh inverse */
     int ones;            /* every entry holds one copy (pricing skips the multiplication by 1) */
+    int maxlen;          /* the most card types a meld holds */
+    int32_t lenfirst[LP_ROWS + 2]; /* [len]: the first column holding len card types or more (columns are sorted so) */
     int ready;
 } LpSlot;
 static LpSlot lp_slots[LP_SLOTS];
@@ -117,6 +119,13 @@ static int lp_load(LpSlot *L, const uint8_t *matrix, int n) {
         }
     L->ones = 1;
     for (int e = 0; e < k; e++) L->ones &= L->cnt[e] == 1;
+    L->maxlen = 0;
+    for (int j = 0; j < n; j++)
+        if (L->start[j + 1] - L->start[j] > L->maxlen) L->maxlen = L->start[j + 1] - L->start[j];
+    for (int len = 0, j = 0; len <= L->maxlen + 1; len++) {
+        while (j < n && L->start[j + 1] - L->start[j] < len) j++;
+        L->lenfirst[len] = j;
+    }
     for (int j = 0; j < n; j++) {
         double sq = 0;
         for (int e = L->start[j]; e < L->start[j + 1]; e++) sq += L->cntd[e] * L->cntd[e];
@@ -295,6 +304,47 @@ static inline double lp_price(const LpSlot *L, const double *pi, int m) {
     return d * L->inorm[m];
 }
 
+/* lp_price of the usable columns ul[0..cnt-1], all holding len card types of one copy each, into
+ * dv: the same sums in the same order (so the same values bit for bit), with the length known, so
+ * that several columns' sums are in flight at once */
+static void lp_price_ones(const LpSlot *L, const double *restrict pi, const int32_t *restrict ul, int cnt, int len,
+                          double *restrict dv) {
+    const uint8_t *restrict card = L->card;
+    const int32_t *restrict start = L->start;
+    const double *restrict inorm = L->inorm;
+    switch (len) {
+        case 3:
+            for (int t = 0; t < cnt; t++) {
+                const int m = ul[t];
+                const uint8_t *a = card + start[m];
+                dv[t] = (((0.0 - pi[a[0]]) - pi[a[1]]) - pi[a[2]]) * inorm[m];
+            }
+            break;
+        case 4:
+            for (int t = 0; t < cnt; t++) {
+                const int m = ul[t];
+                const uint8_t *a = card + start[m];
+                dv[t] = ((((0.0 - pi[a[0]]) - pi[a[1]]) - pi[a[2]]) - pi[a[3]]) * inorm[m];
+            }
+            break;
+        case 5:
+            for (int t = 0; t < cnt; t++) {
+                const int m = ul[t];
+                const uint8_t *a = card + start[m];
+                dv[t] = (((((0.0 - pi[a[0]]) - pi[a[1]]) - pi[a[2]]) - pi[a[3]]) - pi[a[4]]) * inorm[m];
+            }
+            break;
+        default:
+            for (int t = 0; t < cnt; t++) {
+                const int m = ul[t];
+                const uint8_t *a = card + start[m];
+                double d = 0.0;
+                for (int i = 0; i < len; i++) d -= pi[a[i]];
+                dv[t] = d * inorm[m];
+            }
+    }
+}
+
 /* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
  * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
  * 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point found (per
@@ -320,6 +370,12 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
             for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
         usable[m] = (uint8_t)ok;
         if (ok) ulist[nu++] = m;
+    }
+    /* useg[len]: the first position of ulist whose column holds len card types or more */
+    int useg[LP_ROWS + 2];
+    for (int len = 0, t = 0; len <= L->maxlen + 1; len++) {
+        while (t < nu && ulist[t] < L->lenfirst[len]) t++;
+        useg[len] = t;
     }
     int result = 0;
     if (L->updates >= LP_REFACTOR && lp_refactor(L) < 0) lp_slack_basis(L);
@@ -375,11 +431,17 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
              * column to the next (their sums overlap in the processor), then the choice in list
              * order among the nonbasic ones: the same values and the same choice as one pass */
             double *restrict dv = L->dv;
-            for (int t = 0; t < nu; t++) dv[t] = lp_price(L, pi, ulist[t]);
+            if (L->ones)
+                for (int len = 1; len <= L->maxlen; len++) {
+                    const int t0 = useg[len], t1 = useg[len + 1];
+                    if (t1 > t0) lp_price_ones(L, pi, ulist + t0, t1 - t0, len, dv + t0);
+                }
+            else
+                for (int t = 0; t < nu; t++) dv[t] = lp_price(L, pi, ulist[t]);
             const int32_t *restrict pos = L->pos;
             for (int t = 0; t < nu; t++) {
                 const double d = dv[t];
-                if (d < -LP_TOL && -d > best && pos[ulist[t]] < 0) { best = -d; q = ulist[t]; qdir = 1; }
+                if (-d > best && d < -LP_TOL && pos[ulist[t]] < 0) { best = -d; q = ulist[t]; qdir = 1; }
             }
         } else { /* Bland's rule: the first improving column */
             for (int t = 0; t < nu && q < 0; t++) {

@@ -7,6 +7,7 @@
  * fewer than g_rise_max cards (0: any): on the fullest tables, where few cards are left to add,
  * asking for the bound first costs less (greedy classic games: 70-89 cards, 40% less time) */
 static int g_rise = 1;
+static long g_grow = 4; /* each level of the schedule: the budgets of the level before times this */
 static long g_rise_probe = 30000;
 static long g_rise_max = 70;
 /* A repack's probe (lo = hi) asks the search's own question, so the states it proved dead are
@@ -32,9 +33,10 @@ static void reset_caches(void) {
     if (dom_keys) for (size_t i = 0; i < dom_cap; i++) dom_keys[i] = DOM_EMPTY;
     dom_n = 0;
 }
+#define MEMO_FULL (-3) /* a search's memo reached g_memo_limit entries */
 static const char *err_text(int code) {
     if (code == -2) return "_dp: too many distinct run states";
-    if (code == -3) return "_dp: position too large for the exact search (memo limit)";
+    if (code == MEMO_FULL) return "_dp: position too large for the exact search (memo limit)";
     return NULL;
 }
 static void set_err(int code) {
@@ -136,8 +138,8 @@ static int solve_level(Query *q, Sched *sc, int32_t *value, int32_t *path, int *
     }
     dfs_limit = 0;
     if (dfs_err == -5) {
-        sc->bb *= 10;
-        sc->dl *= 10;
+        sc->bb *= g_grow;
+        sc->dl *= g_grow;
         return 2;
     }
     if (dfs_err) return dfs_err;
@@ -174,6 +176,11 @@ static int setup_query(Query *q, const long long *lo, const long long *hi, const
 static int g_race = 1; /* race the mirrored sweep from the second level on, and let a whole-hand
                         * probe out of expansions try the mirrored one next (0: neither) */
 static int g_mirror_probe = 1; /* a whole-hand probe out of expansions: the mirrored one next */
+static int mem_in_use = 0;     /* the search's memory in use: 0 the original sweep's, 1 the mirrored sweep's */
+/* the memory of sweep d (0 original, 1 mirrored) in use (bounds.c's mem_swap) */
+static void mem_use(int d) {
+    if (mem_in_use != d) { mem_swap(); mem_in_use = d; }
+}
 static int last_mirrored = 0; /* the last solve's answer came from the mirrored sweep */
 
 /* the rank-reversed query of q (2 <-> K, 3 <-> Q, ...; the ace stays; aces low <-> high): every
@@ -207,13 +214,21 @@ static int mirror_begin(const Query *q, Query *mirror, int lo_cards, int32_t *va
  * goes from the ace up; a conflict among the top ranks is then found only after every combination
  * below it was tried, while the mirrored sweep (mirror_query) meets it at once, and the other way
  * round. So when the first level of the schedule runs out (and the query has no opening points,
- * whose values the mirror would change), the two directions take turns, level by level, each from
- * a fresh memo; *mirror is filled and *mirrored set when the answer comes from the mirrored one.
+ * whose values the mirror would change), the two directions take turns, level by level, each in
+ * its own memory (its memo and relaxation kept from its level before: bounds.c's mem_swap), the
+ * budgets of each level g_grow times those of the level before; *mirror is filled and *mirrored
+ * set when the answer comes from the mirrored one.
  * Before that, a whole-hand probe that runs out of expansions is followed at once by the mirrored
  * position's probe (g_mirror_probe), which can only find the whole hand, the best play whenever
  * it exists. Queries answered in the first level are otherwise searched exactly as without the
  * race. */
+static int solve_race(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J);
 static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
+    int r = solve_race(q, mirror, mirrored, value, path, J);
+    if (mem_in_use) { mem_swap(); mem_in_use = 0; } /* the original sweep's memory in use again */
+    return r;
+}
+static int solve_race(Query *q, Query *mirror, int *mirrored, int32_t *value, int32_t *path, int *J) {
     *mirrored = 0;
     int r = search_begin(q);
     if (r < 0) return r;
@@ -224,11 +239,12 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     int race = g_race && !g_force && q->min_open == 0, mirror_ready = 0, mirror_set = 0;
     if (r == PROBE_BUDGET && race && g_mirror_probe) {
         /* the whole hand may go down through a conflict among the top ranks that this sweep
-         * direction meets last: the mirrored probe meets it first */
+         * direction meets last: the mirrored probe meets it first (in the mirrored sweep's memory) */
+        mem_use(1);
         r = mirror_begin(q, mirror, lo_cards, value, path, J);
         if (r == 1 || r < 0) { *mirrored = r == 1; return r; }
         mirror_set = 1;
-        if ((r = search_begin(q)) < 0) return r;
+        mem_use(0);
     }
     if (r == PROBE_BUDGET) r = 0;
     if (r != 0) return r;
@@ -237,26 +253,38 @@ static int solve_query(Query *q, Query *mirror, int *mirrored, int32_t *value, i
     if (!repack) memo_reset(); /* the probe's dead states */
     Sched a, b;
     sched_init(&a, q, lo_cards);
+    /* The two directions take turns, level by level, each in its own memory (mem_use), so each
+     * level goes on from the memo its direction's last level left. A direction whose memo fills
+     * (MEMO_FULL) gives up and the other goes on alone; when both fill, the error goes to the
+     * caller (dp.py's fallbacks). */
+    int a_full = 0, b_full = 0;
     for (;;) {
-        r = solve_level(q, &a, value, path, J);
-        if (r != 2 || !race) {
-            if (r != 2) return r;
-            continue;
+        if (!a_full) {
+            mem_use(0);
+            r = solve_level(q, &a, value, path, J);
+            if (r == MEMO_FULL && race && !b_full) { a_full = 1; r = 2; }
+            if (r != 2 || !race) {
+                if (r != 2) return r;
+                continue;
+            }
+            if (b_full) continue; /* the mirrored sweep gave up: this one goes on alone */
         }
+        mem_use(1);
         if (!mirror_ready) {
             r = mirror_set ? 0 : mirror_begin(q, mirror, lo_cards, value, path, J);
             if (r == PROBE_NONE) return 0;
             if (r == 1 || r < 0) { *mirrored = r == 1; return r; }
             sched_init(&b, mirror, lo_cards);
-            b.bb = a.bb / 10; /* the level the original sweep has just run out of */
-            b.dl = a.dl / 10;
+            b.bb = a.bb / g_grow; /* the level the original sweep has just run out of */
+            b.dl = a.dl / g_grow;
             mirror_ready = 1;
-            if (!repack && (r = search_begin(mirror)) < 0) return r; /* a repack keeps its probe's */
-        } else if ((r = search_begin(mirror)) < 0) {
-            return r;
+            if (!repack) memo_reset(); /* the probe's dead states (a repack keeps its probe's) */
         }
         r = solve_level(mirror, &b, value, path, J);
+        if (r == MEMO_FULL && !a_full) {
+            b_full = 1;
+            r = 2;
+        }
         if (r != 2) { *mirrored = r == 1; return r; }
-        if ((r = search_begin(q)) < 0) return r;
     }
 }
