@@ -12,6 +12,7 @@ from machiavelli_env.agents.base import turn_from_state
 from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game
+from machiavelli_env.cards import from_counts, to_counts
 from machiavelli_env.melds import is_valid_meld
 from machiavelli_env.oracle import _dp, dp, ilp
 from machiavelli_env.oracle import api as oracle
@@ -204,3 +205,46 @@ def test_arrange_false_still_rejects_a_table_that_cannot_be_arranged() -> None:
     for arrange in (True, False):
         with pytest.raises(OracleError, match="cannot be arranged"):
             oracle.best_play(table, hand, rules, arrange=arrange)
+
+
+#: positions of recorded greedy games where the relaxation's point for "everything the narrowing
+#: left" has no whole-meld arrangement and the dive (lp_dive) finds one: (preset, table, hand)
+_DIVE_POSITIONS = [
+    ("classic_jokers",
+     "AS 2S 5S 6S 7S 7S 8S 8S 9S JS QS QS AH AH 2H 3H 3H 4H 5H 6H 6H JH JH QH KH AD 2D 3D 5D 6D 7D 9D "
+     "JD QD KD AC 3C 4C 5C 5C 6C 6C 7C 8C 9C 10C JC QC QC KC JK JK JK", "4S 10C"),
+    ("spanish_comodines",
+     "3S 4S 5S 7S 8S 8S 10S JS JS QS QS KS 2H 3H 5H 5H 6H 6H 7H 8H 8H 9H 9H 10H JH KH 2D 3D 5D 5D 7D 8D "
+     "9D JD QD KD 2C 3C 4C 5C 7C 8C QC JK JK JK JK", "4S AD 10C"),
+    ("jokers2",
+     "AS 2S 3S 3S 4S 5S 5S 6S 7S 8S 9S JS JS QS KS AH AH 3H 5H 8H 9H 10H JH QH QH KH AD 3D 5D 6D 7D 7D "
+     "8D 9D 9D 10D JD QD KD AC 4C 5C 6C 7C 8C 9C 10C JC QC JK", "2D 2D 4D"),
+]
+
+
+@pytest.mark.parametrize("preset, table, hand", _DIVE_POSITIONS, ids=[p[0] for p in _DIVE_POSITIONS])
+def test_a_dive_arranges_what_the_relaxations_point_does_not(preset: str, table: str, hand: str) -> None:
+    # the dive takes the point's whole melds and then one fractional meld at a time, asking the
+    # relaxation again of what is left; what it finds is a partition into valid melds, so the
+    # value is the integer programme's and the same as without the dive (the search alone)
+    rules = Rules.load(preset)
+    t, h = to_counts(table), to_counts(hand)
+    _dp.clear_caches()
+    before = dp.stats()["lp_dives_found"]
+    bare = oracle.best_play(t, h, rules, arrange=False)
+    assert dp.stats()["lp_dives_found"] == before + 1
+    w = oracle.objective_weights("cards", rules)
+    assert bare.value == ilp.solve_bounds(t, t + h, w, rules).value
+    full = oracle.best_play(t, h, rules)
+    assert full.counts.tolist() == bare.counts.tolist()
+    assert all(is_valid_meld(m, rules) for m in full.melds)
+    assert sorted(c for m in full.melds for c in m) == sorted(from_counts(t + full.counts))
+    old = _dp.set_params()["lp_dive"]
+    _dp.set_params(lp_dive=0)
+    try:
+        _dp.clear_caches()
+        before = dp.stats()["lp_dives"]
+        assert oracle.best_play(t, h, rules, arrange=False).value == bare.value
+        assert dp.stats()["lp_dives"] == before
+    finally:
+        _dp.set_params(lp_dive=old)
