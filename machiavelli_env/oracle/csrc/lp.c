@@ -263,12 +263,6 @@ LP_VECTOR_CLONES static void lp_update(LpSlot *L, double *restrict alpha, int r)
     }
 }
 
-static int lp_has_joker(const LpSlot *L, int m) {
-    for (int k = L->start[m]; k < L->start[m + 1]; k++)
-        if (L->card[k] == JOKER) return 1;
-    return 0;
-}
-
 /* A crash start for the box [x, x] from the slack basis: melds that fit in x, those without a
  * joker first, then those with one, each group the shortest first, each meld taking the place of
  * the basic slack of one of the cards it covers while what the melds before left uncovered holds
@@ -280,7 +274,7 @@ static void lp_crash(LpSlot *L, const int *x) {
     for (int c = 0; c < LP_ROWS; c++) left[c] = x[c];
     for (int pass = 0; pass < 2; pass++)
     for (int m = 0; m < L->n; m++) {
-        if (lp_has_joker(L, m) != pass) continue;
+        if ((int)((L->need[(size_t)m * LP_NEED] >> JOKER) & 1) != pass) continue; /* holds a joker? */
         int fits = 1;
         for (int k = L->start[m]; k < L->start[m + 1] && fits; k++) fits = L->cnt[k] <= left[L->card[k]];
         if (!fits) continue;
@@ -462,7 +456,7 @@ usable_known:;
             const int32_t *restrict pos = L->pos;
             const int bsize = L->ones ? LP_PRICE_BLOCK : nu;
             for (int scanned = 0; scanned < nu && q < 0;) {
-                const int b0 = block < nu ? block : 0, b1 = b0 + bsize < nu ? b0 + bsize : nu;
+                const int b0 = block, b1 = b0 + bsize < nu ? b0 + bsize : nu; /* block < nu here */
                 if (L->ones)
                     for (int len = 1; len <= L->maxlen; len++) {
                         const int t0 = useg[len] > b0 ? useg[len] : b0, t1 = useg[len + 1] < b1 ? useg[len + 1] : b1;
@@ -937,8 +931,8 @@ static int lp_narrow(Query *q) {
  * - Refuted: with equal weights (the cards objective), the multisets of one card fewer, then two,
  *   ... (while a size has at most LP_CAP_BOXES of them): while every one is refuted, the next
  *   size. Of the first size not all refuted, the first multiset (types in card order, fewer
- *   copies left out first) arranged off its point or by a dive as above is the answer (no play is larger):
- *   1, x in q->hi. Else a bound on the optimum for the search, Query.cap (the largest size not
+ *   copies left out first) arranged off its point or by a dive as above is the answer (no play
+ *   is larger): 1, x in q->hi. Else a bound on the optimum for the search, Query.cap (the largest size not
  *   refuted; with other weights, everything less the smallest weight), which then stops the
  *   search at the first play reaching it, in every level.
  * 0: the search decides (with the bound, if any); <0 error. */
