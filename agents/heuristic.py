@@ -68,8 +68,8 @@ class GreedyPointsAgent(GreedyAgent):
     objective = "points"
 
 
-#: :class:`HoarderAgent`'s default ``search_work``: about 1-6 ms of search on the positions it bounds
-HOARDER_SEARCH_WORK = 20_000
+#: :class:`HoarderAgent`'s default ``search_work``: about 1-10 ms of search on the positions it bounds
+HOARDER_SEARCH_WORK = 40_000
 
 
 class PatientAgent(Agent):
@@ -125,7 +125,8 @@ class HoarderAgent(PatientAgent):
     the simplest bot a learned policy must beat.
 
     Its max-cards play short of going out comes from the exact search within ``search_work``
-    (default :data:`HOARDER_SEARCH_WORK`), and past that from the integer programme, exact too
+    (default :data:`HOARDER_SEARCH_WORK`), then from the search swept the other way within as
+    much again, and past that from the integer programme, exact too
     (:func:`machiavelli_env.legal.best_play`): with the stock empty, a hand of 50 cards over a
     joker table can keep the full schedule busy for seconds, the programme tens of
     milliseconds. Of several max-cards plays it may then pick another than the full schedule

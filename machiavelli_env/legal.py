@@ -337,7 +337,8 @@ def best_play(
 ) -> np.ndarray:
     """The oracle's optimal play from the hand (hand cards only), or zeros when there is none.
 
-    ``search_work`` bounds the exact search: past that much work the integer programme answers
+    ``search_work`` bounds the exact search: it gets that much work, then as much again swept
+    the other way (not with opening points), and past that the integer programme answers
     (:func:`machiavelli_env.oracle.api.best_play_then_ilp`, or for an opening lay-down
     :func:`~machiavelli_env.oracle.api.solve_then_ilp`; exact too, of equally good plays perhaps
     another). ``None``: the oracle's own schedule."""

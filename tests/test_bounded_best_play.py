@@ -10,6 +10,8 @@ from machiavelli_env.agents.heuristic import HOARDER_SEARCH_WORK, HoarderAgent
 from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game, legal, oracle
+from machiavelli_env.cards import parse_cards, to_counts
+from machiavelli_env.oracle import dp
 from machiavelli_env.rules import Rules
 
 
@@ -73,6 +75,49 @@ def test_solve_then_ilp_answers_an_opening_question_exactly() -> None:
                 assert got.value == exact.value
             compared += 1
     assert compared == 30
+
+
+def test_solve_then_ilp_sweeps_down_before_the_programme(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hoarder's opening lay-down on the romanian rules with an empty stock: the max-cards play
+    # holding a group out of 59 cards, which the search from the ace up gives up on within 20,000
+    # units (it needs 27,537) and the search from the king down settles (9,826)
+    rules = Rules.load("romanian")
+    hand = to_counts(parse_cards(
+        "AS 2S 3S 4S 5S 5S 6S 7S 7S 8S 8S 9S 10S JS KS AH 2H 2H 4H 5H 7H 7H 8H 9H 10H 10H JH JH QH KH "
+        "AD AD 2D 3D 4D 4D 5D 5D 6D 6D 7D 9D 10D KD KD AC 2C 3C 4C 5C 6C 7C 8C 8C 10C 10C JC QC QC"))
+    zero = np.zeros(53, dtype=np.int64)
+    ones = np.ones(53, dtype=np.int64)
+    cap = 20_000
+    with pytest.raises(oracle.WorkLimitReached):
+        oracle.solve_within(zero, hand, ones, rules, cap, need_group=True, arrange=False)
+    exact = oracle.solve(zero, hand, ones, rules, need_group=True)
+
+    def no_programme(*args: object) -> None:
+        raise AssertionError("the integer programme was asked")
+
+    monkeypatch.setattr(dp, "ilp_solve", no_programme)
+    got = oracle.solve_then_ilp(zero, hand, ones, rules, cap, need_group=True)
+    assert got is not None and got.value == exact.value == 52
+    assert np.all(got.counts <= hand)
+    x = got.counts
+    assert oracle.solve(x, x, zero, rules, need_group=True) is not None  # melds holding a group
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "jokers2"])
+def test_rounded_relaxation_bounds_the_optimum_and_its_point_lies_in_the_box(preset: str) -> None:
+    settled = 0
+    positions = _big_hands(preset, seed=7500)[:16]
+    assert len(positions) >= 8
+    for table, hand, rules in positions:
+        ones = np.ones(53, dtype=np.int64)
+        exact = oracle.best_play(table, hand, rules, arrange=False)
+        counts, bound = dp.ilp_rounded(table, table + hand, ones, rules)
+        assert bound >= exact.value  # a proven upper bound
+        assert np.all(counts >= 0) and np.all(counts <= hand)
+        if int(counts.sum()) == bound and oracle.repack(table, counts, rules) is not None:
+            settled += 1  # the rounded point is a play worth the bound: an optimal one
+            assert bound == exact.value
+    assert settled > 0
 
 
 @pytest.mark.parametrize("bad", [0, -5, True, 2.5, "100"])

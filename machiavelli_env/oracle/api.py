@@ -340,20 +340,56 @@ def best_play_within(table: np.ndarray, hand: np.ndarray, rules: Rules, objectiv
 
 def best_play_then_ilp(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, max_work: int) -> Play:
     """:func:`best_play`'s answer at a bounded search cost: :func:`best_play_within` ``max_work``,
-    and when that gives up, the integer programme (:func:`solve_then_ilp`'s second step).
+    then the search from the king down within ``max_work`` (:func:`solve_within`), then the
+    rounded relaxation and when that proves nothing the integer programme (as in
+    :func:`solve_then_ilp`).
 
-    Both are exact, so the value is :func:`best_play`'s; of several equally good plays it may
-    return another. Which of the two answers depends on the question alone, never on time. It
+    All are exact, so the value is :func:`best_play`'s; of several equally good plays it
+    may return another. Which step answers depends on the question alone, never on time. It
     suits questions that the full schedule can take seconds on (a big hand over a table of
     several decks and jokers), where the programme takes tens of milliseconds."""
     try:
         return best_play_within(table, hand, rules, objective, max_work)
     except WorkLimitReached:
         pass
-    res = dp.ilp_solve(table, table + hand, objective_weights(objective, rules), rules, False, 0)
+    weights = objective_weights(objective, rules)
+    try:  # the search from the king down: see solve_then_ilp
+        play = solve_within(table, table + hand, weights, rules, max_work, sweep="down", arrange=False)
+    except WorkLimitReached:
+        play = _rounded_relaxation_play(table, table + hand, weights, rules, max_work)
+    else:
+        if play is None:
+            raise OracleError("the table cannot be arranged into valid melds")
+    if play is not None:
+        return play
+    res = dp.ilp_solve(table, table + hand, weights, rules, False, 0)
     if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
     return _play(res)
+
+
+def _rounded_relaxation_play(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, max_work: int
+) -> Play | None:
+    """The programme's linear relaxation rounded down (:func:`dp.ilp_rounded`), when that point is
+    worth the relaxation's proven bound and the search arranges it within ``max_work`` (a repack
+    question, swept from the king down): then it is optimal (no melds). ``None`` otherwise. Of 49
+    recorded max-cards questions that the hoarder's bounded search left to the programme, this
+    settles 25 in 1-4 ms (the programme: 1-48 ms)."""
+    rounded = dp.ilp_rounded(lo, hi, weights, rules)
+    if rounded is None:
+        return None
+    counts, bound = rounded
+    if int(weights @ counts) != bound:
+        return None
+    x = lo + counts
+    no_weights = np.zeros(NUM_TYPES, dtype=np.int64)
+    try:
+        if solve_within(x, x, no_weights, rules, max_work, sweep="down", arrange=False) is None:
+            return None
+    except WorkLimitReached:
+        return None
+    return Play(counts, bound)
 
 
 def solve_then_ilp(
@@ -367,17 +403,29 @@ def solve_then_ilp(
     min_open_points: int = 0,
 ) -> Play | None:
     """:func:`solve`'s answer at a bounded search cost: the exact search within ``max_work``
-    (:func:`solve_within`, fresh, from the ace up), and when that gives up, the integer programme
-    (:func:`machiavelli_env.oracle.ilp.solve_bounds`, HiGHS, run to proven optimality).
+    (:func:`solve_within`, fresh, from the ace up), then (without opening points) within
+    ``max_work`` again from the king down; with no opening condition, the programme's linear
+    relaxation rounded down when it is worth the relaxation's proven bound and arranged; and
+    else the integer programme (:func:`machiavelli_env.oracle.ilp.solve_bounds`, HiGHS, run to
+    proven optimality).
 
-    Exact either way, like :func:`best_play_then_ilp`; the arguments must already be valid int64
-    count vectors, and the answer's ``melds`` may be ``None``.
+    Exact at every step, like :func:`best_play_then_ilp`; which step answers depends on the
+    question alone. The arguments must already be valid int64 count vectors, and the answer's
+    ``melds`` may be ``None``.
     """
-    try:
-        return solve_within(lo, hi, weights, rules, max_work, need_group=need_group,
-                            min_open_points=min_open_points, arrange=False)
-    except WorkLimitReached:
-        pass
+    # the second sweep settles most big opening hands the first gives up on (the max-cards
+    # lay-down holding a group out of a 59-card hand: about 10k work down, over 20k up), in a
+    # tenth of the programme's time; with opening points there is no mirrored sweep
+    for sweep in ("up", "down") if not min_open_points else ("up",):
+        try:
+            return solve_within(lo, hi, weights, rules, max_work, need_group=need_group,
+                                min_open_points=min_open_points, sweep=sweep, arrange=False)
+        except WorkLimitReached:
+            pass
+    if not need_group and not min_open_points:
+        play = _rounded_relaxation_play(lo, hi, weights, rules, max_work)
+        if play is not None:
+            return play
     res = dp.ilp_solve(lo, hi, weights, rules, need_group, int(min_open_points))
     return None if res is None else _play(res)
 

@@ -164,6 +164,17 @@ def ilp_solve(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules,
     return None if play is None else (int(play.value), play.counts, play.melds)
 
 
+def ilp_rounded(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules):
+    """:func:`machiavelli_env.oracle.ilp.rounded_relaxation`'s ``(x - lo, bound)``, or ``None``
+    (no optimum, or highspy not installed)."""
+    try:
+        from . import ilp
+
+        return ilp.rounded_relaxation(np.asarray(lo), np.asarray(hi), np.asarray(weights), rules)
+    except ImportError:
+        return None
+
+
 #: a repack question (lo == hi) that the first race (:data:`lp.RACE_WORK`) and the LP leave open gets
 #: this much more search work, then goes to the integer programme (0: the search to the end)
 ILP_RACE_WORK = 10_000

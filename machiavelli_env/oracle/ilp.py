@@ -175,40 +175,19 @@ def _highs() -> Any:
     # max; the answers are exact either way
     h.setOptionValue("threads", 1)
     h.setOptionValue("mip_heuristic_run_feasibility_jump", False)
+    # nor the root reduced-cost heuristic: on 51 recorded max-cards questions that the hoarder's
+    # bounded search left to the programme (benchmarks/tail.py, seven seeds), CPU time -16% and -17% on two sets of them
+    h.setOptionValue("mip_heuristic_run_root_reduced_cost", False)
     return h
 
 
-def solve_bounds(
-    lo: np.ndarray,
-    hi: np.ndarray,
-    weights: np.ndarray,
-    rules: Rules,
-    *,
-    need_group: bool = False,
-    min_open_points: int = 0,
-    all_melds: bool = False,
-) -> Play | None:
-    """Best ``x`` with ``lo <= x <= hi`` partitioning into valid melds, by integer programming.
-
-    Same contract as ``dp.solve_bounds``: ``Play.counts = x - lo``, ``Play.value = weights @ (x - lo)``,
-    ``Play.melds`` a list of melds (lists of card types) partitioning ``x``; ``None`` if infeasible.
-    ``need_group`` requires at least one group; ``min_open_points`` melds worth at least that many
-    opening points (see the module docstring for how jokers count). Inputs are trusted (the
-    public :func:`machiavelli_env.oracle.api.solve` validates them). Not thread-safe.
-
-    By default the programme leaves out the *splittable* runs: those that, read at a placement of
-    maximal opening value, cut into two valid runs (each at least 3 long, with a real card).
-    The two pieces are melds of the list, hold the same cards and are worth at least as much, and
-    a run is never a group, so the optimum, feasibility and both side constraints are unchanged;
-    HiGHS is then about twice as fast (with at most 2 jokers per meld exactly the runs of 6 or more
-    cards go). Long runs then come back cut into pieces. ``all_melds=True`` uses every meld.
-    """
-    h = _highs()  # raises the install hint when highspy is missing
+def _model(
+    lo: np.ndarray, hi: np.ndarray, w: np.ndarray, ml: MeldList, need_group: bool, min_open_points: int,
+    all_melds: bool,
+) -> tuple[Any, np.ndarray] | None:
+    """The integer programme of :func:`solve_bounds` as a ``highspy.HighsLp`` and the indices of the
+    melds it uses (its columns after the 53 counts); ``None`` when a card of ``lo`` fits in no meld."""
     import highspy
-    lo = np.asarray(lo, dtype=np.int64)
-    hi = np.asarray(hi, dtype=np.int64)
-    w = np.asarray(weights, dtype=np.int64)
-    ml = meld_list(rules)
     keep = (ml.matrix <= hi).all(axis=1)
     if not all_melds:
         keep &= ~ml.splittable
@@ -247,6 +226,86 @@ def solve_bounds(
     lp.a_matrix_.index_ = np.nonzero(nz)[1].astype(np.int32)
     lp.a_matrix_.value_ = dense.T[nz]
 
+    return lp, usable
+
+
+def rounded_relaxation(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules
+) -> tuple[np.ndarray, int] | None:
+    """The linear relaxation of :func:`solve_bounds`' programme (no side constraints), rounded down:
+    ``(x - lo, bound)`` with ``x`` the relaxation's optimal counts rounded down (``lo <= x <= hi``,
+    not always a partition) and ``bound`` an upper bound on ``weights @ (x' - lo)`` over every
+    partition ``x'`` in the box, or ``None`` when the relaxation has no optimum. When ``x``
+    partitions into melds and ``weights @ (x - lo) == bound``, ``x`` is optimal, with no branching.
+
+    ``bound`` is proven, not read off the solver: for any row prices ``p``, every feasible point
+    of the box has ``c @ z <= sum_j max(d_j * lower_j, d_j * upper_j)`` with reduced costs
+    ``d = c - A.T @ p``; it is evaluated with HiGHS's row duals (either sign), rounded down."""
+    h = _highs()
+    import highspy
+    lo = np.asarray(lo, dtype=np.int64)
+    hi = np.asarray(hi, dtype=np.int64)
+    w = np.asarray(weights, dtype=np.int64)
+    model = _model(lo, hi, w, meld_list(rules), False, 0, False)
+    if model is None:
+        return None
+    lp, _ = model
+    lp.integrality_ = []
+    h.clearModel()
+    h.passModel(lp)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    sol = h.getSolution()
+    z = np.asarray(sol.col_value)
+    prices = np.asarray(sol.row_dual)
+    a = lp.a_matrix_
+    cols = np.repeat(np.arange(lp.num_col_), np.diff(np.asarray(a.start_)))
+    cost = np.asarray(lp.col_cost_)
+    lower, upper = np.asarray(lp.col_lower_), np.asarray(lp.col_upper_)
+    bounds = []
+    for p in (prices, -prices):
+        d = cost - np.bincount(cols, weights=np.asarray(a.value_) * p[np.asarray(a.index_)], minlength=lp.num_col_)
+        bounds.append(np.maximum(d * lower, d * upper).sum())
+    bound = int(np.floor(min(bounds) + 1e-6)) - int(w @ lo)
+    x = np.clip(np.floor(z[:NUM_TYPES] + 1e-9).astype(np.int64), lo, hi)
+    return x - lo, bound
+
+
+def solve_bounds(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    weights: np.ndarray,
+    rules: Rules,
+    *,
+    need_group: bool = False,
+    min_open_points: int = 0,
+    all_melds: bool = False,
+) -> Play | None:
+    """Best ``x`` with ``lo <= x <= hi`` partitioning into valid melds, by integer programming.
+
+    Same contract as ``dp.solve_bounds``: ``Play.counts = x - lo``, ``Play.value = weights @ (x - lo)``,
+    ``Play.melds`` a list of melds (lists of card types) partitioning ``x``; ``None`` if infeasible.
+    ``need_group`` requires at least one group; ``min_open_points`` melds worth at least that many
+    opening points (see the module docstring for how jokers count). Inputs are trusted (the
+    public :func:`machiavelli_env.oracle.api.solve` validates them). Not thread-safe.
+
+    By default the programme leaves out the *splittable* runs: those that, read at a placement of
+    maximal opening value, cut into two valid runs (each at least 3 long, with a real card).
+    The two pieces are melds of the list, hold the same cards and are worth at least as much, and
+    a run is never a group, so the optimum, feasibility and both side constraints are unchanged;
+    HiGHS is then about twice as fast (with at most 2 jokers per meld exactly the runs of 6 or more
+    cards go). Long runs then come back cut into pieces. ``all_melds=True`` uses every meld.
+    """
+    h = _highs()  # raises the install hint when highspy is missing
+    import highspy
+    lo = np.asarray(lo, dtype=np.int64)
+    w = np.asarray(weights, dtype=np.int64)
+    ml = meld_list(rules)
+    model = _model(lo, np.asarray(hi, dtype=np.int64), w, ml, need_group, min_open_points, all_melds)
+    if model is None:
+        return None
+    lp, usable = model
     h.clearModel()
     h.passModel(lp)
     h.run()
