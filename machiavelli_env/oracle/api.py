@@ -17,6 +17,7 @@ import numpy as np
 from ..cards import NUM_TYPES, as_counts
 from ..rules import Rules
 from . import dp
+from .lp import NO_WEIGHTS
 from .result import OracleError, Play, _raise_code
 
 Counts = Sequence[int] | np.ndarray
@@ -352,20 +353,10 @@ def best_play_then_ilp(table: np.ndarray, hand: np.ndarray, rules: Rules, object
         return best_play_within(table, hand, rules, objective, max_work)
     except WorkLimitReached:
         pass
-    weights = objective_weights(objective, rules)
-    try:  # the search from the king down: see solve_then_ilp
-        play = solve_within(table, table + hand, weights, rules, max_work, sweep="down", arrange=False)
-    except WorkLimitReached:
-        play = _rounded_relaxation_play(table, table + hand, weights, rules, max_work)
-    else:
-        if play is None:
-            raise OracleError("the table cannot be arranged into valid melds")
-    if play is not None:
-        return play
-    res = dp.ilp_solve(table, table + hand, weights, rules, False, 0)
-    if res is None:
+    play = _sweeps_then_ilp(table, table + hand, objective_weights(objective, rules), rules, max_work, ("down",))
+    if play is None:
         raise OracleError("the table cannot be arranged into valid melds")
-    return _play(res)
+    return play
 
 
 def _rounded_relaxation_play(
@@ -383,9 +374,8 @@ def _rounded_relaxation_play(
     if int(weights @ counts) != bound:
         return None
     x = lo + counts
-    no_weights = np.zeros(NUM_TYPES, dtype=np.int64)
     try:
-        if solve_within(x, x, no_weights, rules, max_work, sweep="down", arrange=False) is None:
+        if solve_within(x, x, NO_WEIGHTS, rules, max_work, sweep="down", arrange=False) is None:
             return None
     except WorkLimitReached:
         return None
@@ -416,7 +406,18 @@ def solve_then_ilp(
     # the second sweep settles most big opening hands the first gives up on (the max-cards
     # lay-down holding a group out of a 59-card hand: about 10k work down, over 20k up), in a
     # tenth of the programme's time; with opening points there is no mirrored sweep
-    for sweep in ("up", "down") if not min_open_points else ("up",):
+    sweeps = ("up", "down") if not min_open_points else ("up",)
+    return _sweeps_then_ilp(lo, hi, weights, rules, max_work, sweeps, need_group, int(min_open_points))
+
+
+def _sweeps_then_ilp(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, max_work: int, sweeps: tuple[str, ...],
+    need_group: bool = False, min_open_points: int = 0,
+) -> Play | None:
+    """The bounded schedule's steps after the first: the search within ``max_work`` in each of
+    ``sweeps``, then (no opening condition) :func:`_rounded_relaxation_play`, then the integer
+    programme. ``None``: the box holds no partition."""
+    for sweep in sweeps:
         try:
             return solve_within(lo, hi, weights, rules, max_work, need_group=need_group,
                                 min_open_points=min_open_points, sweep=sweep, arrange=False)
@@ -426,7 +427,7 @@ def solve_then_ilp(
         play = _rounded_relaxation_play(lo, hi, weights, rules, max_work)
         if play is not None:
             return play
-    res = dp.ilp_solve(lo, hi, weights, rules, need_group, int(min_open_points))
+    res = dp.ilp_solve(lo, hi, weights, rules, need_group, min_open_points)
     return None if res is None else _play(res)
 
 
