@@ -122,13 +122,15 @@ def test_a_crowded_joker_position_is_answered_by_the_extension_exactly(recall_on
 
 def test_a_direction_whose_memo_fills_leaves_the_race_to_the_other(recall_on) -> None:
     # on the position above, the sweep from the ace up needs more than 100,000 memo entries and the
-    # mirrored sweep fewer: with that limit the first gives up and the second answers alone
+    # mirrored sweep fewer: with that limit the first gives up and the second answers alone. Without
+    # group branching, which refutes the third card before the search (the search then needs 4,584)
     rules = Rules.load("spanish_comodines")
     table, hand = to_counts(CROWDED_TABLE), to_counts("QD 4C JK")
     dp.register(rules)
     old = _dp.set_params()["memo_limit"]
+    old_branch = _dp.set_params()["lp_branch"]
     try:
-        _dp.set_params(memo_limit=100_000)
+        _dp.set_params(memo_limit=100_000, lp_branch=0)
         play = dp.direct_best(table, hand, rules, "cards", False)
         assert play is not NotImplemented and play.value == 2
         # the answer is the mirrored sweep's; the first sweep's memo (the one read after) is full
@@ -138,4 +140,4 @@ def test_a_direction_whose_memo_fills_leaves_the_race_to_the_other(recall_on) ->
         assert dp.direct_best(table, hand, rules, "cards", False) is NotImplemented
         assert oracle.best_play(table, hand, rules, arrange=False).value == 2
     finally:
-        _dp.set_params(memo_limit=old)
+        _dp.set_params(memo_limit=old, lp_branch=old_branch)

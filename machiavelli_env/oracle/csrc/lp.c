@@ -59,6 +59,11 @@ typedef struct {
     int ready;
 } LpSlot;
 static LpSlot lp_slots[LP_SLOTS];
+/* columns left out of the relaxation by lp_branch_refutes (a branch y_m = 0): consulted, while
+ * lp_excl_on, when the usable columns are listed, so a change to it clears the slot's list (uvalid).
+ * Sized for the slot being branched on only (other slots have more columns) */
+static uint8_t *lp_excl = NULL;
+static int lp_excl_on = 0;
 static unsigned long long lp_iters = 0; /* simplex iterations since the module loaded */
 static unsigned long long lp_calls = 0, lp_refuted = 0, lp_points = 0;
 static unsigned long long lp_narrowed = 0; /* hand card types lp_narrow took out of best_play's box */
@@ -359,15 +364,17 @@ static void lp_price_ones(const LpSlot *L, const double *restrict pi, const int3
  * card type, the value of its slack). */
 #define LP_PRICE_BLOCK 64 /* columns priced at a time (partial pricing, slots with one copy per entry) */
 static double lp_last_xb[LP_ROWS]; /* the basic values at the last point lp_run found (lp_dive) */
+static int lp_last_found = 0;      /* the last lp_run found a point (lp_last_xb is its values) */
 static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act) {
     const int n = L->n;
     lp_calls++;
+    lp_last_found = 0;
     uint8_t *usable = L->usable;
     int32_t *ulist = L->ulist;
     double *xv = L->xv;
     int nu = 0;
     int *useg = L->useg;
-    if (L->uvalid && !memcmp(L->uhi, hi, sizeof L->uhi)) { /* the same hi as the last run: the same lists */
+    if (L->uvalid && !memcmp(L->uhi, hi, sizeof L->uhi)) { /* the same hi and exclusions as the last run */
         nu = L->unu;
         goto usable_known;
     }
@@ -383,6 +390,7 @@ static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whol
         int ok = !((need[0] & lack[0]) | (need[1] & lack[1]) | (need[2] & lack[2]) | (need[3] & lack[3]));
         if (ok && L->deep[m])
             for (int k = L->start[m]; k < L->start[m + 1]; k++) ok &= L->cnt[k] <= hi[L->card[k]];
+        if (ok && lp_excl_on && lp_excl[m]) ok = 0;
         usable[m] = (uint8_t)ok;
         if (ok) ulist[nu++] = m;
     }
@@ -426,6 +434,7 @@ usable_known:;
         }
         if (!infeasible) { /* a point of the relaxation: not refuted */
             memcpy(lp_last_xb, xb, sizeof lp_last_xb);
+            lp_last_found = 1;
             if (act)
                 for (int c = 0; c < LP_ROWS; c++) act[c] = L->pos[n + c] >= 0 ? xb[L->pos[n + c]] : xv[n + c];
             if (point) result = lp_point(L, xb, lo, hi, usable, point, whole);
@@ -871,9 +880,20 @@ static int lp_narrow_applies(const Query *q) {
     return table >= g_lp_narrow;
 }
 
+/* group branching (lp_branch_refutes, below): relaxations per refutation, and per question */
+static long g_lp_branch = 31;
+/* the relaxations all branching refutations of one best_play question may ask together, in units of
+ * g_lp_branch (a big hand has many types to narrow, most of them playable, where branching finds
+ * nothing; on the 442 slowest recorded greedy questions 2 refutes as much as no limit, 1 less) */
+#define LP_BRANCH_QUESTION_TIMES 2
+static long lp_branch_left = 0; /* of this question's; set by lp_narrow */
+static unsigned long long lp_branch_calls = 0, lp_branch_refuted = 0;
+static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi);
+
 /* q narrowed in place (set up again when a type goes). 0, or setup_query's code */
 static int lp_narrow(Query *q) {
     if (!lp_narrow_applies(q)) return 0;
+    lp_branch_left = LP_BRANCH_QUESTION_TIMES * g_lp_branch;
     int l[NT], h[NT];
     for (int c = 0; c < NT; c++) {
         l[c] = q->lo[c];
@@ -902,12 +922,14 @@ static int lp_narrow(Query *q) {
         if (refuted) { h[c] = l[c]; cut++; lp_cert_reused++; continue; }
         l[c]++;
         for (int d = 0; d < NT; d++) act[d] = 0.0;
-        int r = lp_run(L, l, h, NULL, NULL, act);
+        int r = lp_run(L, l, h, NULL, NULL, act), branched = 0;
+        if (r != 1 && r >= 0 && lp_branch_refutes(L, l, h) == 1) r = branched = 1;
         l[c]--;
         if (r == 1) {
             h[c] = l[c];
             cut++;
-            memcpy(certs[ncert < LP_NARROW_CERTS ? ncert++ : LP_NARROW_CERTS - 1], lp_cert, sizeof lp_cert);
+            /* a branching refutation has no single certificate to reuse */
+            if (!branched) memcpy(certs[ncert < LP_NARROW_CERTS ? ncert++ : LP_NARROW_CERTS - 1], lp_cert, sizeof lp_cert);
         } else {
             for (int d = c + 1; d < NT; d++) kept[d] |= act[d] >= l[d] + 1 - 1e-9;
         }
@@ -1012,6 +1034,91 @@ static int lp_dive(LpSlot *L, const int *x) {
     return r;
 }
 
+/* Group branching: a refutation of the box [lo, hi] that the relaxation alone does not give. On crowded
+ * joker tables the relaxation's slack is in its fractional groups (of 40 recorded repacks with no
+ * arrangement but a relaxed point, HiGHS refutes all 40 with only the groups kept whole). So: take a
+ * group the point holds a fraction of (the most fractional, then the lowest index) and refute both
+ * cases, y_m = 0 (the column left out, lp_excl) and y_m >= 1 (one copy of m taken out of the box:
+ * [lo - a_m, hi - a_m], lo floored at 0), depth first, each case by the relaxation again or by
+ * branching further. Every leaf is a relaxation refuted with its own certificate, checked in integer
+ * arithmetic over the columns usable there, and the two cases cover every integer y, so 1 is a proof.
+ * At most g_lp_branch relaxations in all (a count, never time); 0 when a leaf's point holds no
+ * fractional group (the relaxation with whole groups has a point there) or the count runs out;
+ * <0 error. Each relaxation goes on from the basis the one before left: a function of the question. */
+static size_t lp_excl_cap = 0;
+
+static int lp_is_group(const LpSlot *L, int m) {
+    int rank = -1, suits = 0, real = 0;
+    for (int k = L->start[m]; k < L->start[m + 1]; k++) {
+        const int c = L->card[k];
+        if (c == JOKER) continue;
+        if (rank < 0) rank = c % 13;
+        else if (c % 13 != rank) return 0;
+        suits |= 1 << (c / 13);
+        real++;
+    }
+    return real >= 2 && __builtin_popcount((unsigned)suits) == real;
+}
+
+static int lp_branch_from(LpSlot *L, int *lo, int *hi, long *budget) {
+    if (--*budget < 0) return 0;
+    const int r = lp_run(L, lo, hi, NULL, NULL, NULL);
+    if (r != 0) return r; /* 1 refuted, <0 error */
+    if (!lp_last_found) return 0; /* the simplex gave up: not refuted */
+    int j = -1;
+    double best = 1e-6;
+    for (int i = 0; i < LP_ROWS; i++) {
+        const int m = L->head[i];
+        if (m >= L->n || !lp_is_group(L, m)) continue;
+        const double f = lp_last_xb[i] - floor(lp_last_xb[i]), d = f < 1 - f ? f : 1 - f;
+        if (d > best || (d == best && j >= 0 && m < j)) { best = d; j = m; }
+    }
+    if (j < 0) return 0;
+    lp_excl[j] = 1;
+    L->uvalid = 0;
+    int res = lp_branch_from(L, lo, hi, budget);
+    lp_excl[j] = 0;
+    L->uvalid = 0;
+    if (res != 1) return res;
+    int lo0[LP_ROWS];
+    memcpy(lo0, lo, sizeof lo0);
+    for (int k = L->start[j]; k < L->start[j + 1]; k++) {
+        const int c = L->card[k];
+        hi[c] -= L->cnt[k];
+        lo[c] = lo[c] > L->cnt[k] ? lo[c] - L->cnt[k] : 0;
+    }
+    res = lp_branch_from(L, lo, hi, budget);
+    for (int k = L->start[j]; k < L->start[j + 1]; k++) hi[L->card[k]] += L->cnt[k];
+    memcpy(lo, lo0, sizeof lo0);
+    return res;
+}
+
+/* 1 when group branching refutes [lo, hi] (see above), 0 not refuted, <0 error */
+static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi) {
+    if (g_lp_branch <= 0) return 0;
+    if ((size_t)L->n > lp_excl_cap) {
+        uint8_t *e = calloc((size_t)L->n, 1);
+        if (!e) return 0;
+        free(lp_excl);
+        lp_excl = e;
+        lp_excl_cap = (size_t)L->n;
+    }
+    int l[LP_ROWS], h[LP_ROWS];
+    memcpy(l, lo, sizeof l);
+    memcpy(h, hi, sizeof h);
+    const long granted = g_lp_branch < lp_branch_left ? g_lp_branch : lp_branch_left;
+    if (granted <= 0) return 0;
+    long budget = granted;
+    lp_branch_calls++;
+    lp_excl_on = 1;
+    const int r = lp_branch_from(L, l, h, &budget);
+    lp_excl_on = 0;
+    lp_branch_left -= granted - (budget > 0 ? budget : 0);
+    L->uvalid = 0;
+    lp_branch_refuted += r == 1;
+    return r;
+}
+
 /* The multisets d <= left (types t[0..nt-1]) of `size` cards, each as the box hi - d (box, restored
  * on return). how 0: their count (stops past LP_CAP_BOXES). how 1: asked in turn until one is
  * arranged (lp_arranges; copied into found): 1 found, 0 not; *all_refuted cleared when one is not
@@ -1021,8 +1128,13 @@ static int lp_sizes(LpSlot *L, const Query *q, const int *t, const int *left, in
     if (size == 0) {
         if (!how) return 1;
         int refuted, r = lp_arranges(L, q, box, &refuted);
-        if (!refuted) *all_refuted = 0;
         if (r == 0 && !refuted) r = lp_dive(L, box);
+        if (r == 0 && !refuted) {
+            r = lp_branch_refutes(L, box, box);
+            refuted = r == 1;
+            if (r == 1) r = 0;
+        }
+        if (!refuted) *all_refuted = 0;
         if (r == 1) memcpy(found, box, NT * sizeof(int));
         return r;
     }
