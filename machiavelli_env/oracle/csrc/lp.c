@@ -875,9 +875,7 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
  * something to play, no opening condition)? */
 static int lp_narrow_applies(const Query *q) {
     if (g_lp_narrow <= 0 || q->hiJ == 0 || q->min_open || q->need_group || is_repack(q)) return 0;
-    int table = 0;
-    for (int c = 0; c < NT; c++) table += q->lo[c];
-    return table >= g_lp_narrow;
+    return table_cards(q) >= g_lp_narrow;
 }
 
 /* group branching (lp_branch_refutes, below): relaxations per refutation, and per question */
@@ -898,8 +896,7 @@ static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi);
 /* q narrowed in place (set up again when a type goes). 0, or setup_query's code */
 static int lp_narrow(Query *q) {
     if (!lp_narrow_applies(q)) return 0;
-    int table = 0;
-    for (int c = 0; c < NT; c++) table += q->lo[c];
+    const int table = table_cards(q);
     lp_branch_left = table >= LP_BRANCH_MIN_TABLE && table < LP_BRANCH_MAX_TABLE ? LP_BRANCH_QUESTION_TIMES * g_lp_branch : 0;
     int l[NT], h[NT];
     for (int c = 0; c < NT; c++) {
