@@ -11,7 +11,8 @@ from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game, legal, oracle
 from machiavelli_env.cards import parse_cards, to_counts
-from machiavelli_env.oracle import dp
+from machiavelli_env.melds import is_valid_arrangement
+from machiavelli_env.oracle import dp, ilp
 from machiavelli_env.rules import Rules
 
 
@@ -111,13 +112,102 @@ def test_rounded_relaxation_bounds_the_optimum_and_its_point_lies_in_the_box(pre
     for table, hand, rules in positions:
         ones = np.ones(53, dtype=np.int64)
         exact = oracle.best_play(table, hand, rules, arrange=False)
-        counts, bound = dp.ilp_rounded(table, table + hand, ones, rules)
+        counts, bound, _ = dp.ilp_rounded(table, table + hand, ones, rules)
         assert bound >= exact.value  # a proven upper bound
         assert np.all(counts >= 0) and np.all(counts <= hand)
         if int(counts.sum()) == bound and oracle.repack(table, counts, rules) is not None:
             settled += 1  # the rounded point is a play worth the bound: an optimal one
             assert bound == exact.value
     assert settled > 0
+
+
+# two hoarder max-cards plays with the stock empty on classic_jokers (benchmarks/tail.py), where
+# both bounded searches give up within HOARDER_SEARCH_WORK and the relaxation's rounded point is
+# not a play worth its bound
+_WHOLE = ("AS QS 4H 5H JK JK",
+          "AS 3S 4S 5S 6S 7S 9S 9S JS JS QS KS KS 3H 5H 6H 7H 8H 8H 10H JH QH KH KH AD 2D 2D 5D 5D 7D 8D "
+          "JD QD KD KD AC AC 2C 2C 3C 5C 5C 6C 6C 7C 7C 8C 8C 9C 10C JC JC QC JK JK")
+_SHORT = ("AS 9S QS 9H 9D 4C 5C 6C 7C JK",
+          "AS 2S 2S 3S 5S 5S 7S 7S 10S JS QS AH 2H 4H 4H 5H 6H 8H 10H 10H JH QH KH KH AD 2D 3D 3D 6D 6D "
+          "7D 7D 8D 9D 10D JD QD KD KD AC 2C 3C 4C 6C 7C 8C 8C 9C 9C JC JC QC KC JK JK JK")
+
+
+def _arranges(play: oracle.Play, table: np.ndarray, rules: Rules) -> bool:
+    """Whether ``play.melds`` are valid melds holding exactly the table and the cards played."""
+    cards = [c for meld in play.melds for c in meld]
+    return is_valid_arrangement(play.melds, rules) and to_counts(cards).tolist() == (table + play.counts).tolist()
+
+
+def test_the_relaxations_whole_melds_completed_by_the_search_settle_a_big_hand_without_the_programme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rules = Rules.load("classic_jokers")
+    table, hand = (to_counts(parse_cards(text)) for text in _WHOLE)
+    ones = np.ones(53, dtype=np.int64)
+    expected = ilp.solve_bounds(table, table + hand, ones, rules).value  # the programme alone
+    relaxed = dp.ilp_rounded(table, table + hand, ones, rules)
+    assert int(relaxed.counts.sum()) == relaxed.bound == expected == 53  # the rounded point is worth the bound...
+    x = table + relaxed.counts
+    with pytest.raises(oracle.WorkLimitReached):  # ...but the search cannot tell whether it is a partition
+        oracle.solve_within(x, x, np.zeros(53, dtype=np.int64), rules, HOARDER_SEARCH_WORK, sweep="down")
+    assert relaxed.whole and is_valid_arrangement(relaxed.whole, rules)
+
+    def no_programme(*args: object) -> None:
+        raise AssertionError("the integer programme was asked")
+
+    monkeypatch.setattr(dp, "ilp_solve", no_programme)
+    got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
+    assert got.value == expected
+    assert _arranges(got, table, rules)
+
+
+def test_a_completion_short_of_the_bound_is_the_programmes_first_incumbent(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = Rules.load("classic_jokers")
+    table, hand = (to_counts(parse_cards(text)) for text in _SHORT)
+    ones = np.ones(53, dtype=np.int64)
+    expected = ilp.solve_bounds(table, table + hand, ones, rules).value
+    assert dp.ilp_rounded(table, table + hand, ones, rules).bound == expected + 1 == 53
+    starts: list[oracle.Play | None] = []
+    real = dp.ilp_solve
+
+    def spy(*args: object) -> object:
+        starts.append(args[6])
+        return real(*args)
+
+    monkeypatch.setattr(dp, "ilp_solve", spy)
+    got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
+    assert got.value == expected
+    (start,) = starts
+    assert start is not None and start.value == expected  # here the completion is optimal; the programme proves it
+    assert _arranges(start, table, rules)
+
+
+def test_the_programme_answers_the_same_with_any_start() -> None:
+    rules = Rules.load("classic_jokers")
+    table, hand = (to_counts(parse_cards(text)) for text in _SHORT)
+    ones = np.ones(53, dtype=np.int64)
+    plain = ilp.solve_bounds(table, table + hand, ones, rules)
+    fewer = hand.copy()
+    fewer[np.flatnonzero(fewer)[::3]] = 0  # a worse play: the best of a third fewer card types
+    worse = ilp.solve_bounds(table, table + fewer, ones, rules)
+    assert worse.value < plain.value
+    bogus = oracle.Play(hand.copy(), int(hand.sum()), plain.melds)  # claims the whole hand: no point of the programme
+    for start in (worse, plain, bogus):
+        got = ilp.solve_bounds(table, table + hand, ones, rules, start=start)
+        assert got.value == plain.value
+        assert _arranges(got, table, rules)
+
+
+def test_a_start_cuts_a_splittable_run_into_the_programmes_columns() -> None:
+    rules = Rules.load("classic_jokers")
+    ml = ilp.meld_list(rules)
+    usable = np.flatnonzero(~ml.splittable)
+    melds = [parse_cards("AH 2H 3H 4H 5H 6H 7H 8H"), parse_cards("5S JK 7S 8S 9S 10S"), parse_cards("KC KD KS")]
+    y = ilp._start_columns(melds, usable, ml)
+    assert y is not None
+    assert (ml.matrix[usable].T @ y).tolist() == to_counts([c for m in melds for c in m]).tolist()
+    assert int(y.sum()) == 5  # 3 + 5 cards, 3 + 3 cards, and the group
+    assert ilp._start_columns([parse_cards("AH 2H 4H")], usable, ml) is None  # no meld: no column
 
 
 @pytest.mark.parametrize("bad", [0, -5, True, 2.5, "100"])

@@ -134,6 +134,74 @@ def test_the_ilp_race_leaves_box_questions_and_quick_repacks_to_the_search(count
     assert not count_ilp
 
 
+# hoarder's whole-hand question on a stress configuration of benchmarks/tail.py (two decks, four
+# jokers, two a meld): 80 cards that neither race settles, and that HiGHS took about 190 ms to answer
+STRESS_RULES = Rules.load("classic").replace(jokers=4, max_jokers_per_meld=2)
+STRESS_REPACK = to_counts(
+    "AS 2S 3S 3S 4S 5S 5S 6S 6S 7S 8S 8S 9S 9S 10S 10S QS KS KS AH AH 2H 2H 3H 3H 4H 4H 5H 6H 6H 7H 8H 8H "
+    "9H 10H 10H JH JH AD 2D 3D 3D 4D 5D 5D 6D 7D 8D 8D 9D 9D 10D JD JD QD QD KD AC 2C 2C 3C 3C 4C 4C 5C 5C "
+    "6C 6C 7C 8C 9C 10C 10C JC QC QC KC KC JK JK"
+)
+
+
+def test_a_repack_both_races_leave_open_is_arranged_from_the_relaxations_whole_melds_and_the_search(
+    count_ilp, monkeypatch
+) -> None:
+    from machiavelli_env.oracle.api import solve
+
+    completions = []
+    real = dp_module._whole_melds_repack
+
+    def spy(*args):
+        completions.append(real(*args))
+        return completions[-1]
+
+    monkeypatch.setattr(dp_module, "_whole_melds_repack", spy)
+    zero = np.zeros(53, dtype=np.int64)
+    got = solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES)
+    assert len(completions) == 1 and completions[0] is not None  # both races gave up; this answered
+    assert not count_ilp, "the integer programme was asked"
+    assert got is not None and got.value == 0 and not got.counts.any()
+    cards = np.zeros(53, dtype=np.int64)
+    for meld in got.melds:
+        np.add.at(cards, meld, 1)
+    assert all(is_valid_meld(m, STRESS_RULES) for m in got.melds) and np.array_equal(cards, STRESS_REPACK)
+
+
+def test_a_repack_whose_whole_melds_leave_no_repack_within_the_cap_goes_to_the_ilp(count_ilp, monkeypatch) -> None:
+    from machiavelli_env.oracle.api import solve
+
+    monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 50)  # the second race and the rest's repack: 50 units
+    zero = np.zeros(53, dtype=np.int64)
+    got = solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES)
+    assert len(count_ilp) == 1
+    assert got is not None and got.value == 0
+
+
+# a whole-hand repack of hoarder's on classic_jokers that neither race settles and that has no arrangement
+NO_REPACK = to_counts(
+    "AS AS 2S 2S 3S 4S 5S 6S 6S 7S 8S 9S JS QS KS KS AH AH 2H 3H 3H 4H 5H 6H 6H 7H 7H 8H 8H 9H 9H JH JH QH "
+    "AD AD 2D 2D 4D 5D 5D 7D 8D 9D 9D 10D JD JD QD QD KD AC 2C 4C 5C 5C 6C 6C 7C 9C 9C QC KC KC JK JK JK"
+)
+
+
+def test_group_branching_refutes_a_repack_before_the_ilp(count_ilp, monkeypatch) -> None:
+    from machiavelli_env.oracle import lp
+    from machiavelli_env.oracle.api import solve
+
+    zero = np.zeros(53, dtype=np.int64)
+    params = dp_module.rules_params(RULES)
+    assert lp.settle(NO_REPACK, NO_REPACK, params, False) is False  # the relaxation alone has a point
+    assert lp.branch_refutes(NO_REPACK, NO_REPACK, params, dp_module.REPACK_BRANCH)
+    assert not lp.branch_refutes(NO_REPACK, NO_REPACK, params, 0)
+    assert not lp.branch_refutes(STRESS_REPACK, STRESS_REPACK, dp_module.rules_params(STRESS_RULES), 1000)  # a repack
+    assert solve(NO_REPACK, NO_REPACK, zero, RULES) is None
+    assert not count_ilp, "the integer programme was asked"
+    monkeypatch.setattr(dp_module, "REPACK_BRANCH", 0)  # without branching the programme answers the same
+    assert solve(NO_REPACK, NO_REPACK, zero, RULES) is None
+    assert len(count_ilp) == 1
+
+
 def test_warm_up_builds_the_meld_list_and_loads_highs_without_output(capfd) -> None:
     from machiavelli_env.oracle import ilp
 

@@ -31,7 +31,7 @@ import os
 import sys
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -229,14 +229,24 @@ def _model(
     return lp, usable
 
 
-def rounded_relaxation(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules
-) -> tuple[np.ndarray, int] | None:
-    """The linear relaxation of :func:`solve_bounds`' programme (no side constraints), rounded down:
-    ``(x - lo, bound)`` with ``x`` the relaxation's optimal counts rounded down (``lo <= x <= hi``,
-    not always a partition) and ``bound`` an upper bound on ``weights @ (x' - lo)`` over every
-    partition ``x'`` in the box, or ``None`` when the relaxation has no optimum. When ``x``
-    partitions into melds and ``weights @ (x - lo) == bound``, ``x`` is optimal, with no branching.
+class Relaxation(NamedTuple):
+    """The linear relaxation of :func:`solve_bounds`' programme, read at its optimal point.
+
+    ``counts``: the point's card counts rounded down, minus ``lo`` (``lo <= x <= hi``, not always
+    a partition); ``bound``: a proven upper bound on ``weights @ (x' - lo)`` over every partition
+    ``x'`` in the box; ``whole``: the melds the point takes whole, each as often as the rounded
+    down multiplicity of its column (together never more than ``hi``)."""
+
+    counts: np.ndarray
+    bound: int
+    whole: list[list[int]]
+
+
+def rounded_relaxation(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules) -> Relaxation | None:
+    """The linear relaxation of :func:`solve_bounds`' programme (no side constraints), rounded down
+    (:class:`Relaxation`), or ``None`` when the relaxation has no optimum. When ``x`` partitions
+    into melds and ``weights @ (x - lo) == bound``, ``x`` is optimal, with no branching; the
+    ``whole`` melds start a play that a search of what they leave can complete.
 
     ``bound`` is proven, not read off the solver: for any row prices ``p``, every feasible point
     of the box has ``c @ z <= sum_j max(d_j * lower_j, d_j * upper_j)`` with reduced costs
@@ -246,10 +256,11 @@ def rounded_relaxation(
     lo = np.asarray(lo, dtype=np.int64)
     hi = np.asarray(hi, dtype=np.int64)
     w = np.asarray(weights, dtype=np.int64)
-    model = _model(lo, hi, w, meld_list(rules), False, 0, False)
+    ml = meld_list(rules)
+    model = _model(lo, hi, w, ml, False, 0, False)
     if model is None:
         return None
-    lp, _ = model
+    lp, usable = model
     lp.integrality_ = []
     h.clearModel()
     h.passModel(lp)
@@ -269,7 +280,35 @@ def rounded_relaxation(
         bounds.append(np.maximum(d * lower, d * upper).sum())
     bound = int(np.floor(min(bounds) + 1e-6)) - int(w @ lo)
     x = np.clip(np.floor(z[:NUM_TYPES] + 1e-9).astype(np.int64), lo, hi)
-    return x - lo, bound
+    times = np.floor(z[NUM_TYPES:] + 1e-9).astype(np.int64)
+    whole = [list(ml.cards[usable[m]]) for m in np.flatnonzero(times > 0) for _ in range(int(times[m]))]
+    return Relaxation(x - lo, bound, whole)
+
+
+def _start_columns(melds: list[list[int]], usable: np.ndarray, ml: MeldList) -> np.ndarray | None:
+    """The multiplicities of :func:`_model`'s meld columns that hold ``melds`` (a partition, runs
+    in rank order as the search writes them), or ``None`` when one of them is no column. A run
+    left out of the columns as splittable is cut into pieces that are columns."""
+    column = {}
+    for j in range(len(usable) - 1, -1, -1):  # the first column of a multiset (group or run) wins
+        column[tuple(sorted(ml.cards[usable[j]]))] = j
+    y = np.zeros(len(usable), dtype=np.int64)
+
+    def place(meld: list[int]) -> bool:
+        j = column.get(tuple(sorted(meld)))
+        if j is not None:
+            y[j] += 1
+            return True
+        for k in range(3, len(meld) - 2):
+            head, tail = meld[:k], meld[k:]
+            if head.count(JOKER) < k and tail.count(JOKER) < len(tail):
+                saved = y.copy()
+                if place(head) and place(tail):
+                    return True
+                y[:] = saved  # try the next cut
+        return False
+
+    return y if all(place(m) for m in melds) else None
 
 
 def solve_bounds(
@@ -281,6 +320,7 @@ def solve_bounds(
     need_group: bool = False,
     min_open_points: int = 0,
     all_melds: bool = False,
+    start: Play | None = None,
 ) -> Play | None:
     """Best ``x`` with ``lo <= x <= hi`` partitioning into valid melds, by integer programming.
 
@@ -296,6 +336,10 @@ def solve_bounds(
     a run is never a group, so the optimum, feasibility and both side constraints are unchanged;
     HiGHS is then about twice as fast (with at most 2 jokers per meld exactly the runs of 6 or more
     cards go). Long runs then come back cut into pieces. ``all_melds=True`` uses every meld.
+
+    ``start``: a known play in the box with its melds (runs in rank order), handed to HiGHS as its
+    first incumbent, so that its search has only to prove or beat it; the optimum is the same.
+    A start that is no feasible point of the programme is ignored.
     """
     h = _highs()  # raises the install hint when highspy is missing
     import highspy
@@ -308,6 +352,12 @@ def solve_bounds(
     lp, usable = model
     h.clearModel()
     h.passModel(lp)
+    if start is not None:
+        y = _start_columns(start.melds, usable, ml)
+        if y is not None:
+            first = highspy.HighsSolution()
+            first.col_value = np.concatenate([lo + start.counts, y]).astype(float).tolist()
+            h.setSolution(first)
     h.run()
     status = h.getModelStatus()
     if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):

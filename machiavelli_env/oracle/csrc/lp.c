@@ -1133,6 +1133,47 @@ static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi) {
     return r;
 }
 
+/* lp_branch_refute(lo, hi, ace, mjpm, jokers, relaxations) -> True when group branching refutes the box
+ * within that many relaxations (lp_branch_refutes, whatever g_lp_branch and best_play's own count),
+ * starting from the basis of lo's own box; False otherwise. For a repack question that the search
+ * and the relaxation left open (dp.py asks it before the integer programme). */
+static PyObject *py_lp_branch_refute(PyObject *self, PyObject *args) {
+    PyObject *olo, *ohi;
+    int ace, mjpm, jokers;
+    long relaxations;
+    if (!PyArg_ParseTuple(args, "OOiiil", &olo, &ohi, &ace, &mjpm, &jokers, &relaxations)) return NULL;
+    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0 || relaxations < 0) {
+        PyErr_SetString(PyExc_ValueError, "_dp.lp_branch_refute: bad rules arguments or relaxations");
+        return NULL;
+    }
+    long long lo[NT], hi[NT];
+    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0) return NULL;
+    int l[NT], h[NT];
+    for (int c = 0; c < NT; c++) {
+        if (lo[c] < 0 || hi[c] < lo[c] || hi[c] > 255) {
+            PyErr_SetString(PyExc_ValueError, "_dp.lp_branch_refute: need 0 <= lo <= hi <= 255");
+            return NULL;
+        }
+        l[c] = (int)lo[c];
+        h[c] = (int)hi[c];
+    }
+    LpSlot *L = lp_slot(ace, mjpm, jokers);
+    uint8_t lo8[NT];
+    for (int c = 0; c < NT; c++) lo8[c] = (uint8_t)l[c];
+    /* from lo's own basis, not the last question's: whether it refutes is a function of the question */
+    if (!L || lp_table_basis(L, lo8) < 0) return PyErr_NoMemory();
+    const long saved_branch = g_lp_branch, saved_left = lp_branch_left;
+    g_lp_branch = lp_branch_left = relaxations;
+    const int r = relaxations > 0 ? lp_branch_refutes(L, l, h) : 0;
+    g_lp_branch = saved_branch;
+    lp_branch_left = saved_left;
+    if (r < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    return PyBool_FromLong(r == 1);
+}
+
 /* The multisets d <= left (types t[0..nt-1]) of `size` cards, each as the box hi - d (box, restored
  * on return). how 0: their count (stops past LP_CAP_BOXES). how 1: asked in turn until one is
  * arranged (lp_arranges; copied into found): 1 found, 0 not; *all_refuted cleared when one is not

@@ -129,6 +129,9 @@ static PyMethodDef methods[] = {
      "False, or with want_point the counts x - lo (53 int64 in a bytearray) of a partition read off its point: "
      "its whole melds (floor(y)) and a repack of at most LP_REST_WORK expansions of the cards they leave"},
 
+    {"lp_branch_refute", py_lp_branch_refute, METH_VARARGS,
+     "lp_branch_refute(lo, hi, ace, max_jokers_per_meld, jokers, relaxations) -> True when group branching on the "
+     "LP relaxation refutes the box [lo, hi] within that many relaxations (a proof, checked in integers)"},
     {"lp_melds", py_lp_melds, METH_VARARGS,
      "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
     {"melds", py_melds, METH_O,
