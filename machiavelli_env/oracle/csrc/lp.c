@@ -732,6 +732,26 @@ static int lp_partition(LpSlot *L, const int *lo, const int *hi, int ace, int mj
     return found == 1 ? 3 : 0; /* not arranged, over the count, or over the memo: the search decides */
 }
 
+/* the box and rules arguments of the lp_* calls, checked: 0 with l, h filled, -1 with a ValueError set
+ * (its message starting with who) */
+static int lp_read_box(const char *who, PyObject *olo, PyObject *ohi, int ace, int mjpm, int jokers, int *l, int *h) {
+    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: bad rules arguments", who);
+        return -1;
+    }
+    long long lo[NT], hi[NT];
+    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0) return -1;
+    for (int c = 0; c < NT; c++) {
+        if (lo[c] < 0 || hi[c] < lo[c] || hi[c] > 255) {
+            PyErr_Format(PyExc_ValueError, "%s: need 0 <= lo <= hi <= 255", who);
+            return -1;
+        }
+        l[c] = (int)lo[c];
+        h[c] = (int)hi[c];
+    }
+    return 0;
+}
+
 /* lp_refute(lo, hi, ace, mjpm, jokers[, want_point, decks]) -> True refuted | False | (want_point)
  * the counts x - lo (53 int64 in a bytearray) of a partition read off the relaxation's point
  * (lp_partition) */
@@ -744,21 +764,8 @@ static PyObject *py_lp_refute(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: want_point needs decks (1-3)");
         return NULL;
     }
-    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0) {
-        PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: bad rules arguments");
-        return NULL;
-    }
-    long long lo[NT], hi[NT];
-    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0) return NULL;
     int l[NT], h[NT];
-    for (int c = 0; c < NT; c++) {
-        if (lo[c] < 0 || hi[c] < lo[c] || hi[c] > 255) {
-            PyErr_SetString(PyExc_ValueError, "_dp.lp_refute: need 0 <= lo <= hi <= 255");
-            return NULL;
-        }
-        l[c] = (int)lo[c];
-        h[c] = (int)hi[c];
-    }
+    if (lp_read_box("_dp.lp_refute", olo, ohi, ace, mjpm, jokers, l, h) < 0) return NULL;
     LpSlot *L = lp_slot(ace, mjpm, jokers);
     if (!L) return PyErr_NoMemory();
     int x[NT];
@@ -1142,21 +1149,12 @@ static PyObject *py_lp_branch_refute(PyObject *self, PyObject *args) {
     int ace, mjpm, jokers;
     long relaxations;
     if (!PyArg_ParseTuple(args, "OOiiil", &olo, &ohi, &ace, &mjpm, &jokers, &relaxations)) return NULL;
-    if (ace < 0 || ace > 4 || mjpm < 1 || mjpm > 4 || jokers < 0 || relaxations < 0) {
-        PyErr_SetString(PyExc_ValueError, "_dp.lp_branch_refute: bad rules arguments or relaxations");
+    if (relaxations < 0) {
+        PyErr_SetString(PyExc_ValueError, "_dp.lp_branch_refute: relaxations must be at least 0");
         return NULL;
     }
-    long long lo[NT], hi[NT];
-    if (read_vec(olo, lo, "lo") < 0 || read_vec(ohi, hi, "hi") < 0) return NULL;
     int l[NT], h[NT];
-    for (int c = 0; c < NT; c++) {
-        if (lo[c] < 0 || hi[c] < lo[c] || hi[c] > 255) {
-            PyErr_SetString(PyExc_ValueError, "_dp.lp_branch_refute: need 0 <= lo <= hi <= 255");
-            return NULL;
-        }
-        l[c] = (int)lo[c];
-        h[c] = (int)hi[c];
-    }
+    if (lp_read_box("_dp.lp_branch_refute", olo, ohi, ace, mjpm, jokers, l, h) < 0) return NULL;
     LpSlot *L = lp_slot(ace, mjpm, jokers);
     uint8_t lo8[NT];
     for (int c = 0; c < NT; c++) lo8[c] = (uint8_t)l[c];
