@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_positions import crowded_positions
 
 from machiavelli_env.cards import to_counts
 from machiavelli_env.melds import is_valid_meld
@@ -100,11 +101,14 @@ def test_by_card_past_the_memo_limit_asks_the_ilp_once_per_card_outside_the_best
 @pytest.fixture
 def quick_races(monkeypatch):
     """The first race (search, then the LP) and the second (search, then the integer programme) at
-    one unit of work each, so that every repack question reaches the integer programme."""
+    one unit of work each, and no branching or dive on the relaxation, so that every repack question
+    reaches the integer programme."""
     from machiavelli_env.oracle import lp
 
     saved = lp.set_race_work(1)
     monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 1)
+    monkeypatch.setattr(dp_module, "REPACK_BRANCH", 0)
+    monkeypatch.setattr(dp_module, "REPACK_DIVE", 0)
     try:
         yield
     finally:
@@ -144,34 +148,100 @@ STRESS_REPACK = to_counts(
 )
 
 
+def _assert_partition(melds: list[list[int]], x: np.ndarray, rules: Rules) -> None:
+    cards = np.zeros(53, dtype=np.int64)
+    for meld in melds:
+        np.add.at(cards, meld, 1)
+    assert all(is_valid_meld(m, rules) for m in melds) and np.array_equal(cards, x)
+
+
+def _assert_arranges(got, x: np.ndarray, rules: Rules) -> None:
+    assert got is not None and got.value == 0 and not got.counts.any()
+    _assert_partition(got.melds, x, rules)
+
+
+@pytest.fixture
+def count_highs_relaxations(monkeypatch):
+    """The integer programme's relaxations asked (``ilp.rounded_relaxation``), as a list."""
+    from machiavelli_env.oracle import ilp
+
+    asked = []
+    real = ilp.rounded_relaxation
+
+    def spy(*args, **kw):
+        asked.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ilp, "rounded_relaxation", spy)
+    return asked
+
+
 def test_a_repack_both_races_leave_open_is_arranged_from_the_relaxations_whole_melds_and_the_search(
-    count_ilp, monkeypatch
+    count_ilp, count_highs_relaxations
 ) -> None:
+    from machiavelli_env.oracle import lp
     from machiavelli_env.oracle.api import solve
 
-    completions = []
-    real = dp_module._whole_melds_repack
-
-    def spy(*args):
-        completions.append(real(*args))
-        return completions[-1]
-
-    monkeypatch.setattr(dp_module, "_whole_melds_repack", spy)
+    params = dp_module.rules_params(STRESS_RULES)
+    assert lp.arrangement(STRESS_REPACK, params, dp_module.REPACK_DIVE) is None  # the dive does not find one
+    whole = lp.whole_melds(STRESS_REPACK, params)
+    assert whole and (sum(whole) <= STRESS_REPACK).all()
     zero = np.zeros(53, dtype=np.int64)
-    got = solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES)
-    assert len(completions) == 1 and completions[0] is not None  # both races gave up; this answered
-    assert not count_ilp, "the integer programme was asked"
-    assert got is not None and got.value == 0 and not got.counts.any()
-    cards = np.zeros(53, dtype=np.int64)
-    for meld in got.melds:
-        np.add.at(cards, meld, 1)
-    assert all(is_valid_meld(m, STRESS_RULES) for m in got.melds) and np.array_equal(cards, STRESS_REPACK)
+    _assert_arranges(solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES), STRESS_REPACK, STRESS_RULES)
+    assert not count_ilp and not count_highs_relaxations, "HiGHS was asked"
+
+
+# hoarder's whole-hand question on jokers2 (two decks, two jokers): 76 cards that both races, the
+# dive and the relaxation's whole melds leave open, and the search swept from the king down settles;
+# the integer programme took 44 ms on it
+JOKERS2_REPACK = to_counts(
+    "AS 2S 2S 3S 3S 4S 4S 5S 6S 6S 7S 7S 8S 8S 9S 9S 10S 10S QS KS KS AH AH 2H 3H 4H 5H 5H 6H 6H 7H 8H "
+    "9H 10H JH JH QH KH AD 2D 2D 4D 5D 5D 6D 8D 9D 9D 10D QD QD KD KD AC 2C 2C 3C 4C 4C 5C 6C 7C 7C 8C "
+    "8C 9C 9C 10C JC JC QC QC KC KC JK JK"
+)
+
+
+def test_a_repack_the_other_sweep_settles_asks_no_highs(count_ilp, count_highs_relaxations) -> None:
+    from machiavelli_env.oracle import lp
+    from machiavelli_env.oracle.api import solve
+
+    rules = Rules.load("jokers2")
+    params = dp_module.rules_params(rules)
+    assert lp.arrangement(JOKERS2_REPACK, params, dp_module.REPACK_DIVE) is None
+    assert not lp.branch_refutes(JOKERS2_REPACK, JOKERS2_REPACK, params, dp_module.REPACK_BRANCH)
+    zero = np.zeros(53, dtype=np.int64)
+    _assert_arranges(solve(JOKERS2_REPACK, JOKERS2_REPACK, zero, rules), JOKERS2_REPACK, rules)
+    assert not count_ilp and not count_highs_relaxations, "HiGHS was asked"
+
+
+def test_a_dive_arrangement_is_a_partition_of_x_from_x_alone() -> None:
+    from machiavelli_env.oracle import ilp, lp
+
+    rules = Rules.load("classic_jokers")
+    params = dp_module.rules_params(rules)
+    ordered = ilp.ordered_melds(rules)
+    found = 0
+    for table, hand, _ in crowded_positions("classic_jokers", 2, seed=4500, other="hoarder", min_table=10):
+        x = table + hand
+        first = lp.arrangement(x, params, 60)
+        lp.settle(table, table + hand, params, False)  # another question moves the simplex's basis
+        again = lp.arrangement(x, params, 60)
+        assert (first is None) == (again is None)
+        if first is None:
+            continue
+        assert [m.tolist() for m in first] == [m.tolist() for m in again]
+        melds = [list(ordered[m.tobytes()]) for m in first]
+        assert all(is_valid_meld(m, rules) for m in melds)
+        assert np.array_equal(sum(first), x)
+        found += 1
+    assert found
 
 
 def test_a_repack_whose_whole_melds_leave_no_repack_within_the_cap_goes_to_the_ilp(count_ilp, monkeypatch) -> None:
     from machiavelli_env.oracle.api import solve
 
     monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 50)  # the second race and the rest's repack: 50 units
+    monkeypatch.setattr(dp_module, "REPACK_DIVE", 0)
     zero = np.zeros(53, dtype=np.int64)
     got = solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES)
     assert len(count_ilp) == 1
@@ -210,3 +280,15 @@ def test_warm_up_builds_the_meld_list_and_loads_highs_without_output(capfd) -> N
     assert ilp._meld_list.cache_info().currsize == 1
     assert ilp._highs.cache_info().currsize == 1
     assert capfd.readouterr().out == ""  # HiGHS' banner never reaches standard output
+
+
+@pytest.mark.parametrize("name", ["stress", "jokers2"])
+def test_repack_of_arrays_and_of_lists_give_the_same_arrangement_past_the_race(name: str) -> None:
+    # arrays take the extension's direct call, lists the general path: the direct call searches as
+    # long as the general path's first race and then leaves the question to it, so both answer alike
+    x, rules = (STRESS_REPACK, STRESS_RULES) if name == "stress" else (JOKERS2_REPACK, Rules.load("jokers2"))
+    zero = np.zeros(53, dtype=np.int64)
+    assert _dp.repack(x, zero, rules) is NotImplemented  # past the race: the general path's question
+    arrays = repack(x, zero, rules)
+    assert arrays == repack(x.tolist(), zero.tolist(), rules)
+    _assert_partition(arrays, x, rules)

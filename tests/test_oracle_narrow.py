@@ -267,7 +267,20 @@ _GROUP_BRANCH_POSITIONS = [
      "AS AS 2S 2S 3S 4S 4S 6S 6S 8S 8S 9S 9S 10S JS QS KS KS AH AH 2H 3H 3H 4H 4H 5H 5H 6H 6H 7H 7H 8H "
      "8H 10H 10H JH QH QH KH AD AD 2D 2D 3D 4D 4D 6D 7D 7D 8D 8D 9D 9D 10D 10D JD QD KD AC AC 2C 3C 3C "
      "4C 5C 5C 6C 7C 8C 8C 9C JC QC KC KC JK JK", "JC", 0),
+    # three decks and four jokers (benchmarks/tail.py's stress_3decks_4jokers): a 99-card table,
+    # branched on since tables of up to 39 cards a deck are (on two decks, 79)
+    ("classic:decks=3,jokers=4",
+     "AS AS AS 2S 3S 4S 5S 5S 5S 6S 6S 6S 8S 8S 10S 10S 10S JS JS JS QS QS QS KS KS AH 2H 2H 3H 3H 4H "
+     "4H 4H 5H 5H 5H 6H 7H 7H 8H 9H 9H 10H JH JH QH KH KH KH AD AD AD 2D 2D 3D 3D 4D 4D 4D 5D 5D 6D 6D "
+     "6D 7D 7D 8D 8D 10D 10D JD JD QD KD AC AC AC 2C 2C 2C 3C 3C 3C 4C 4C 5C 5C 6C 6C 6C 8C 8C 9C 10C "
+     "JC QC KC JK JK", "9H JH", 0),
 ]
+
+
+def _rules(spec: str) -> Rules:
+    """A preset, or ``preset:field=value,...`` with integer fields changed."""
+    name, _, fields = spec.partition(":")
+    return Rules.load(name, **{k: int(v) for k, v in (f.split("=") for f in fields.split(",") if f)})
 
 
 @pytest.mark.parametrize("preset, table, hand, optimum", _GROUP_BRANCH_POSITIONS,
@@ -278,8 +291,8 @@ def test_group_branching_refutes_the_box_the_relaxation_leaves_open(
     # branching on the relaxation's fractional groups (y_m = 0 or y_m >= 1, each leaf refuted with
     # its own certificate) proves that no play holds one card more, which the relaxation alone
     # cannot; the optimum is the integer programme's with or without it, and the depth-first
-    # search no longer has to refute that card (on these two: 246,940 and 279,885 units without)
-    rules = Rules.load(preset)
+    # search no longer has to refute that card (on the first two: 246,940 and 279,885 units without)
+    rules = _rules(preset)
     t, h = to_counts(table), to_counts(hand)
     w = oracle.objective_weights("cards", rules)
     assert ilp.solve_bounds(t, t + h, w, rules).value == optimum

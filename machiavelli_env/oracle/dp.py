@@ -180,14 +180,18 @@ def ilp_rounded(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rule
 
 
 #: a repack question (lo == hi) that the first race (:data:`lp.RACE_WORK`) and the LP leave open gets
-#: this much more search work, then goes to the integer programme (0: the search to the end)
+#: the steps of :func:`_open_repack`, whose searches get this much work each, then goes to the
+#: integer programme (0: the search to the end, no steps)
 ILP_RACE_WORK = 10_000
-#: a repack question still open after that is asked of group branching on the relaxation
-#: (:func:`lp.branch_refutes`) for at most this many relaxations before the integer programme (0: not
-#: asked). On 37 recorded repacks with no arrangement that reached HiGHS in ``benchmarks/tail.py``
-#: (presets and stress configurations, six seeds; HiGHS 935 ms in all, up to 263 ms each), it
-#: refutes all 37, in 12 ms in all
+#: such a repack question is first asked of group branching on the relaxation
+#: (:func:`lp.branch_refutes`), for at most this many relaxations (0: not asked). On 37 recorded
+#: repacks with no arrangement that reached HiGHS in ``benchmarks/tail.py`` (presets and stress
+#: configurations, six seeds; HiGHS 935 ms in all, up to 263 ms each), it refutes all 37, in 12 ms
 REPACK_BRANCH = 31
+#: relaxations a dive on the relaxation may ask for an arrangement of a repack still open
+#: (:func:`lp.arrangement`; 0: no dive). On 114 recorded repacks that the search's second race
+#: had left to HiGHS, 15 arranges 43 (about 0.5 ms each) and 60 arranges 46
+REPACK_DIVE = 15
 
 
 def raw_solve(
@@ -242,25 +246,13 @@ def _solve_noting_fallback(
         if settled is not False:
             return (0, settled, None), False
         if ILP_RACE_WORK and not min_open and (lo == hi).all():
-            # a repack still open: the search for at most ILP_RACE_WORK more, then the integer
-            # programme, whose time on these does not grow with the search's (a count: which method
-            # answers never depends on timing). Box questions stay with the search: HiGHS was
-            # slower on some of them
-            try:
-                if down:
-                    res = mirrored_solve(lo, hi, weights, rules, need_group, ILP_RACE_WORK)
-                else:
-                    res = _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), 0, decks, jokers, ILP_RACE_WORK)
-            except MemoryError:
-                res = 5
-            if res != 5:
+            # a repack still open: the relaxation's steps and the search for at most ILP_RACE_WORK
+            # more in each direction (_open_repack), then the integer programme, whose time on these
+            # does not grow with the search's (counts: which method answers never depends on
+            # timing). Box questions stay with the search: HiGHS was slower on some of them
+            res = _open_repack(lo, rules, need_group, down)
+            if res is not _OPEN:
                 return res, False
-            if not need_group:
-                res = _whole_melds_repack(lo, rules, ILP_RACE_WORK)
-                if res is not None:
-                    return res, False
-            if REPACK_BRANCH and lp.branch_refutes(lo, hi, (ace, mjpm, decks, jokers), REPACK_BRANCH):
-                return None, False
             try:
                 return ilp_solve(lo, hi, weights, rules, need_group, 0), True
             except MemoryError:  # no highspy: the search's full schedule
@@ -282,34 +274,78 @@ def _solve_noting_fallback(
     return ilp_solve(lo, hi, weights, rules, need_group, 0), True
 
 
-def _whole_melds_repack(x: np.ndarray, rules: Rules, cap: int):
-    """A repack question's answer ``(0, zero counts, melds)`` when it is found without the integer
-    programme: the melds that the programme's linear relaxation (HiGHS) takes whole at its point,
-    and the search's repack, within ``cap`` work, of the cards they leave. ``None`` otherwise (no
-    such point, or the rest not repacked within ``cap``: the caller asks the programme). On the
-    whole-hand repack questions of ``hoarder`` that reached the programme in ``benchmarks/tail.py``'s
-    stress configurations (74-106 cards, four jokers), HiGHS took 40-240 ms."""
-    from . import ilp
+_OPEN = object()  # _open_repack: not settled
 
+
+def _open_repack(x: np.ndarray, rules: Rules, need_group: bool, down: bool):
+    """A repack question (``lo == hi == x``) that the first race of the search and the LP refuter
+    leave open, settled before the integer programme when one of these settles it; each is exact
+    and bounded by a count, and starts from ``x`` alone, so which one answers depends on the
+    question:
+
+    1. group branching on the relaxation refutes it (:func:`lp.branch_refutes`, at most
+       :data:`REPACK_BRANCH` relaxations);
+    2. a dive on the relaxation arranges ``x`` (:func:`lp.arrangement`, :data:`REPACK_DIVE`);
+    3. the relaxation's whole melds and the search's repack of the rest (:func:`lp.whole_melds`);
+    4. the search, within :data:`ILP_RACE_WORK` in the question's own direction, then as much
+       swept the other way.
+
+    Steps 2 and 3 arrange ``x`` only when no group is required. Returns the answer (``None``: no
+    arrangement) or :data:`_OPEN`.
+
+    On 1,066 repacks recorded where the first race and the refuter left them open
+    (``benchmarks/tail.py``'s mixed games, four seeds, every preset and stress configuration), step
+    1 settles 84, step 2 432, step 3 452, step 4 38, and HiGHS the last one; from step 1 on they
+    take 0.55-0.67 s in all, at most 92-105 ms (HiGHS 76 ms of it), where the search's 10,000 more
+    units and then the programme (its relaxation's whole melds first) took 3.1-3.9 s, at most
+    164-183 ms."""
+    params = rules_params(rules)
+    if REPACK_BRANCH and lp.branch_refutes(x, x, params, REPACK_BRANCH):
+        return None
+    if not need_group:
+        from . import ilp
+
+        ordered = ilp.ordered_melds(rules)
+        found = lp.arrangement(x, params, REPACK_DIVE) if REPACK_DIVE else None
+        if found is not None:
+            return 0, np.zeros(NUM_TYPES, dtype=np.int64), [list(ordered[row.tobytes()]) for row in found]
+        whole = lp.whole_melds(x, params)
+        if whole is not None:
+            res = _repack_rest(x, [list(ordered[row.tobytes()]) for row in whole], rules, ILP_RACE_WORK)
+            if res is not None:
+                return res
+    for mirrored in (down, not down):
+        res = _raced(x, rules, need_group, mirrored, ILP_RACE_WORK)
+        if res != OVER_WORK:
+            return res
+    return _OPEN
+
+
+def _raced(x: np.ndarray, rules: Rules, need_group: bool, mirrored: bool, cap: int):
+    """The repack question ``x`` asked of the search alone within ``cap`` work (its per-suit
+    relaxation not counted, as in the first race), swept from the king down when ``mirrored``:
+    the answer, or :data:`OVER_WORK`."""
+    ace, mjpm, decks, jokers = rules_params(rules)
     try:
-        relaxed = ilp.rounded_relaxation(x, x, lp.NO_WEIGHTS, rules)
-    except ImportError:
-        return None
-    if relaxed is None:
-        return None
+        if mirrored:
+            return mirrored_solve(x, x, lp.NO_WEIGHTS, rules, need_group, cap)
+        return _dp.solve(x, x, lp.NO_WEIGHTS, ace, mjpm, int(need_group), 0, decks, jokers, cap)
+    except MemoryError:
+        return OVER_WORK
+
+
+def _repack_rest(x: np.ndarray, whole: list[list[int]], rules: Rules, cap: int):
+    """``(0, zero counts, melds)``: ``whole`` and the search's repack, within ``cap`` work, of the
+    cards of ``x`` they leave; ``None`` when they hold more than ``x`` or the rest is not repacked."""
     rest = x.copy()
-    for meld in relaxed.whole:
+    for meld in whole:
         np.subtract.at(rest, meld, 1)
     if (rest < 0).any():
         return None
-    ace, mjpm, decks, jokers = rules_params(rules)
-    try:
-        res = _dp.solve(rest, rest, lp.NO_WEIGHTS, ace, mjpm, 0, 0, decks, jokers, cap)
-    except MemoryError:
-        return None
+    res = _raced(rest, rules, False, False, cap)
     if not isinstance(res, tuple):  # no repack of the rest, or over the cap
         return None
-    return 0, np.zeros(NUM_TYPES, dtype=np.int64), relaxed.whole + decode_melds(res[2])
+    return 0, np.zeros(NUM_TYPES, dtype=np.int64), whole + decode_melds(res[2])
 
 
 def mirrored_solve(

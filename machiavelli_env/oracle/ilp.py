@@ -136,6 +136,18 @@ def meld_list(rules: Rules) -> MeldList:
     return _meld_list(rules.ace, rules.max_jokers_per_meld if rules.jokers > 0 else 0)
 
 
+def ordered_melds(rules: Rules) -> dict[bytes, tuple[int, ...]]:
+    """Each meld of :func:`meld_list` in its natural order (``MeldList.cards``), keyed by its row of
+    53 int64 counts (``matrix[m].tobytes()``); cached like the list."""
+    return _ordered_melds(rules.ace, rules.max_jokers_per_meld if rules.jokers > 0 else 0)
+
+
+@cache
+def _ordered_melds(ace: str, max_jokers: int) -> dict[bytes, tuple[int, ...]]:
+    ml = _meld_list(ace, max_jokers)
+    return {row.tobytes(): cards for row, cards in zip(ml.matrix, ml.cards, strict=True)}
+
+
 def warm_up(rules: Rules) -> None:
     """Load HiGHS and build the meld list of ``rules`` now, so that the first question that reaches
     the integer programme does not pay for them: once per process, importing highspy takes about

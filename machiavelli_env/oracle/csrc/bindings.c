@@ -153,7 +153,8 @@ static inline const int64_t *tuple_counts(PyObject *t) {
 }
 
 static Query g_query, g_mirror, g_rest; /* g_rest: a repack asked on the way (lp.c, arranged_play) */
-static int lp_narrow(Query *q), lp_best_bound(Query *q), lp_narrow_applies(const Query *q); /* lp.c */
+static int lp_narrow(Query *q), lp_best_bound(Query *q), lp_narrow_applies(const Query *q), lp_objective_cap(Query *q),
+    lp_cap_applies(const Query *q); /* lp.c */
 static PyObject *py_melds(PyObject *self, PyObject *arg);
 
 /* ------------------------------------------------------------------ tables known to be arrangeable
@@ -509,12 +510,19 @@ static PyObject *arranged_play(const Query *q) {
 
 /* best_play's answer to q (set up, rise set): where the narrowing applies, the narrowing and the
  * relaxation's plays and bound (lp.c), then the search (rising, or asking for its bound first:
- * g_lp_rise). g_lp_race > 0 lets the search alone try first, for that many expansions (it was 300:
- * on recorded greedy games of the joker presets the race cost more than the questions it settled
- * saved). arrange false: no melds (None), and a table known to be arrangeable (arr_known) with
- * nothing left to play needs no search. */
-static long g_lp_race = 0;
+ * g_lp_rise). g_lp_race > 0 lets the search alone try first, for that many expansions. With 0
+ * (2026-12-05 to 12-06) greedy self-play on the joker presets ran about 6% faster than with 300,
+ * but every joker question on a table of 25 cards or more paid for the narrowing: on the shared
+ * cases' 2-deck ace-low positions the median best_play went from 15-18 to 242 us warm (30 cases,
+ * benchmarks/oracle.py --quick: 20x rummikub-solver instead of 147x). arrange false: no melds
+ * (None), and a table known to be arrangeable (arr_known) with nothing left to play needs no
+ * search. */
+static long g_lp_race = 300;
 static int g_lp_rise = 1;
+/* units the search alone may spend on a question lp_cap_applies to before the relaxation's bound
+ * is asked (0: asked at once). On the shared cases' best_play questions over tables of 40 cards or
+ * more (252 of 513) the search needs at most 170 units for half of them and more than 2,000 for 38 */
+static long g_lp_cap_race = 2000;
 static PyObject *best_answer(Query *q, int arrange) {
     if (g_lp_race > 0 && lp_narrow_applies(q)) {
         /* the search alone first, for at most g_lp_race expansions: what it settles so quickly
@@ -544,6 +552,26 @@ static PyObject *best_answer(Query *q, int arrange) {
      * first did 7% more work and made the slowest question three times slower (a bound three
      * cards above the optimum, each refuted in turn) */
     if (!g_lp_rise && lp_narrow_applies(q)) q->rise = 0;
+    if (lp_cap_applies(q)) {
+        /* the relaxation's bound on the optimum (lp_objective_cap) for the questions the search
+         * alone has not settled within g_lp_cap_race units: on the shared cases' tables of 40 or
+         * more cards, asking it of every question tripled the median (20 to 52 µs) */
+        if (g_lp_cap_race > 0) {
+            const Query saved = *q;
+            const unsigned long long cap0 = g_cap_at;
+            g_cap_at = g_work + (unsigned long long)g_lp_cap_race;
+            if (cap0 && cap0 < g_cap_at) g_cap_at = cap0; /* a caller's cap (best_play's sixth argument) */
+            PyObject *res = run_solve_melds(q, 0, arrange);
+            g_cap_at = cap0;
+            if (!res || !PyLong_Check(res)) {
+                if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
+                return res;
+            }
+            Py_DECREF(res); /* 5: over the count */
+            *q = saved;
+        }
+        if (lp_objective_cap(q) < 0) { PyErr_NoMemory(); return NULL; }
+    }
     PyObject *res = run_solve_melds(q, 0, arrange);
     if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
     return res;
@@ -661,6 +689,10 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
 }
 
 /* repack(table, play, rules) -> list of melds | None (no arrangement) | NotImplemented */
+/* the units repack's direct call searches before it leaves the question to the general path
+ * (dp.raw_solve: the same search for as long, then the LP refuter and the steps before HiGHS), so
+ * that both paths answer alike (lp.RACE_WORK, which lp.set_race_work sets here too; 0: no limit) */
+static long g_repack_race = 300;
 static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) Py_RETURN_NOTIMPLEMENTED;
     RulesEntry ea, *e = &ea;
@@ -668,7 +700,11 @@ static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (direct_args(args[0], args[1], args[2], "play", e, lo, all)) Py_RETURN_NOTIMPLEMENTED;
     int rc = setup_query(&g_query, all, all, wv_tab[e->wid[0]], e->ace, e->mjpm, 0, 0, e->decks, e->jokers);
     if (rc != 0) return fast_or_general(NULL);
+    const unsigned long long cap0 = g_cap_at;
+    if (g_repack_race > 0) g_cap_at = g_work + (unsigned long long)g_repack_race;
     PyObject *res = run_solve(&g_query, 0);
+    g_cap_at = cap0;
+    if (res && PyLong_Check(res)) { Py_DECREF(res); Py_RETURN_NOTIMPLEMENTED; } /* 5: over the count */
     if (!res || res == Py_None) return fast_or_general(res);
     if (PyTuple_Check(res)) arr_note(&g_query, g_query.lo);
     PyObject *melds = py_melds(NULL, PyTuple_GET_ITEM(res, 2));

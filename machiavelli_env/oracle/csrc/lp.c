@@ -66,6 +66,7 @@ static uint8_t *lp_excl = NULL;
 static int lp_excl_on = 0;
 static unsigned long long lp_iters = 0; /* simplex iterations since the module loaded */
 static unsigned long long lp_calls = 0, lp_refuted = 0, lp_points = 0;
+static unsigned long long lp_capped = 0; /* optima bounded by phase 2 (lp_simplex with an objective) */
 static unsigned long long lp_narrowed = 0; /* hand card types lp_narrow took out of best_play's box */
 
 static void lp_slack_basis(LpSlot *L) {
@@ -358,14 +359,20 @@ static void lp_price_ones(const LpSlot *L, const double *restrict pi, const int3
     }
 }
 
-/* The simplex (phase 1) on slot L for the box [lo, hi]. Returns 1 refuted (no point, certificate
- * checked), 2 a point found and, when `point` is given, read as cards (lp_point: point and whole),
- * 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point found (per
- * card type, the value of its slack). */
+/* The simplex on slot L for the box [lo, hi]. Phase 1 alone (obj NULL): 1 refuted (no point,
+ * certificate checked), 2 a point found and, when `point` is given, read as cards (lp_point: point
+ * and whole), 0 neither, -1 out of memory. `act`, when given, receives the activity A y of a point
+ * found (per card type, the value of its slack).
+ * With obj (a weight per card type), phase 2 goes on from the point to maximise obj . x over the
+ * relaxation: 3 with *cap a proven upper bound on obj . x over every partition x in the box
+ * (lp_bound_certify), 1 refuted, 0 neither. */
 #define LP_PRICE_BLOCK 64 /* columns priced at a time (partial pricing, slots with one copy per entry) */
 static double lp_last_xb[LP_ROWS]; /* the basic values at the last point lp_run found (lp_dive) */
 static int lp_last_found = 0;      /* the last lp_run found a point (lp_last_xb is its values) */
-static int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act) {
+static int lp_bound_certify(const LpSlot *L, const double *pi, const int *lo, const int *hi, const int *obj,
+                            const uint8_t *usable, long *cap);
+static int lp_simplex(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act, const int *obj,
+                      long *cap) {
     const int n = L->n;
     lp_calls++;
     lp_last_found = 0;
@@ -432,7 +439,11 @@ usable_known:;
             cb[i] = xb[i] < lb[i] - LP_TOL ? -1.0 : xb[i] > ub[i] + LP_TOL ? 1.0 : 0.0;
             infeasible |= cb[i] != 0.0;
         }
-        if (!infeasible) { /* a point of the relaxation: not refuted */
+        /* phase 2: minimise -obj . x, the cost of the slack of card c being -obj[c] */
+        const int phase2 = obj && !infeasible;
+        if (phase2)
+            for (int i = 0; i < LP_ROWS; i++) cb[i] = L->head[i] >= n ? -(double)obj[L->head[i] - n] : 0.0;
+        if (!infeasible && !obj) { /* a point of the relaxation: not refuted */
             memcpy(lp_last_xb, xb, sizeof lp_last_xb);
             lp_last_found = 1;
             if (act)
@@ -491,9 +502,13 @@ usable_known:;
         for (int c = 0; c < LP_ROWS && !(bland && q >= 0); c++) {
             int j = n + c;
             if (L->pos[j] >= 0 || hi[c] <= lo[c]) continue;
-            double d = pi[c];
+            double d = phase2 ? pi[c] - obj[c] : pi[c];
             if (!L->upper[j] && d < -LP_TOL && -d > best) { best = -d; q = j; qdir = 1; }
             if (L->upper[j] && d > LP_TOL && d > best) { best = d; q = j; qdir = -1; }
+        }
+        if (q < 0 && phase2) { /* optimal: pi . a_m <= 0 for every usable meld, the bound's multipliers */
+            result = lp_bound_certify(L, pi, lo, hi, obj, usable, cap) ? 3 : 0;
+            break;
         }
         if (q < 0) {
             double u[LP_ROWS];
@@ -563,7 +578,43 @@ usable_known:;
     }
     lp_refuted += result == 1;
     lp_points += result == 2;
+    lp_capped += result == 3;
     return result;
+}
+
+/* phase 1 alone (lp_simplex without an objective) */
+static inline int lp_run(LpSlot *L, const int *lo, const int *hi, int *point, int *whole, double *act) {
+    return lp_simplex(L, lo, hi, point, whole, act, NULL, NULL);
+}
+
+/* Is pi (phase 2's multipliers at its optimum) the proof of a bound, once rounded? u = floor(K pi)
+ * for K = 2^20 (rounding down keeps u . a_m <= 0, every entry of a meld being positive), checked
+ * in exact integers: u . a_m <= 0 for every usable meld m. Then for every partition x of the box,
+ * with x = A y, y >= 0: u . x = sum_m (u . a_m) y_m <= 0, so
+ *     K obj . x <= (K obj - u) . x <= sum_c max((K obj_c - u_c) hi_c, (K obj_c - u_c) lo_c),
+ * and *cap is that sum divided by K, rounded down. 1 with *cap, 0 not proven. */
+#define LP_BOUND_SCALE (1LL << 20)
+static int lp_bound_certify(const LpSlot *L, const double *pi, const int *lo, const int *hi, const int *obj,
+                            const uint8_t *usable, long *cap) {
+    long long u[LP_ROWS];
+    for (int c = 0; c < LP_ROWS; c++) {
+        if (!(fabs(pi[c]) < 1e6)) return 0;
+        u[c] = (long long)floor(pi[c] * (double)LP_BOUND_SCALE);
+    }
+    for (int m = 0; m < L->n; m++) {
+        if (!usable[m]) continue;
+        long long s = 0;
+        for (int k = L->start[m]; k < L->start[m + 1]; k++) s += u[L->card[k]] * L->cnt[k];
+        if (s > 0) return 0;
+    }
+    long long total = 0;
+    for (int c = 0; c < LP_ROWS; c++) {
+        const long long d = LP_BOUND_SCALE * obj[c] - u[c];
+        total += d > 0 ? d * hi[c] : d * lo[c];
+    }
+    if (total < 0) return 0; /* below every partition's value: rounding went wrong somewhere */
+    *cap = (long)(total / LP_BOUND_SCALE);
+    return 1;
 }
 
 /* ------------------------------------------------------------------ the meld lists */
@@ -878,6 +929,77 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     return 0;
 }
 
+/* lp_whole(x, ace, mjpm, jokers) -> [m, ...] | None: the melds (indices into lp_melds' list, each as
+ * often as floor(y_m)) that the relaxation's point for the box [x, x] takes whole, starting from the
+ * basis of x's own box (lp_table_basis: a function of x alone); None when the relaxation has no
+ * point (or none read as whole melds within x) */
+static PyObject *py_lp_whole(PyObject *self, PyObject *args) {
+    PyObject *ox;
+    int ace, mjpm, jokers;
+    if (!PyArg_ParseTuple(args, "Oiii", &ox, &ace, &mjpm, &jokers)) return NULL;
+    int l[NT], h[NT];
+    if (lp_read_box("_dp.lp_whole", ox, ox, ace, mjpm, jokers, l, h) < 0) return NULL;
+    LpSlot *L = lp_slot(ace, mjpm, jokers);
+    if (!L) return PyErr_NoMemory();
+    uint8_t x8[NT];
+    for (int c = 0; c < NT; c++) x8[c] = (uint8_t)l[c];
+    if (lp_table_basis(L, x8) < 0) return PyErr_NoMemory();
+    int point[NT], whole[NT];
+    const int r = lp_run(L, l, h, point, whole, NULL);
+    if (r < 0) return PyErr_NoMemory();
+    if (r != 2) Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (int i = 0; i < LP_ROWS; i++) {
+        const int j = L->head[i];
+        if (j >= L->n) continue;
+        const int times = (int)floor(lp_last_xb[i] + 1e-7);
+        for (int t = 0; t < times; t++) {
+            PyObject *m = PyLong_FromLong(j);
+            if (!m || PyList_Append(out, m) < 0) { Py_XDECREF(m); Py_DECREF(out); return NULL; }
+            Py_DECREF(m);
+        }
+    }
+    return out;
+}
+
+/* lp_arrange(x, ace, mjpm, jokers, relaxations) -> [m, ...] | None: an arrangement of x found by a
+ * dive (lp_dive_from: the point's whole melds, then a fractional one taken, and the relaxation asked
+ * again of what is left) of at most `relaxations` relaxations, from the basis of x's own box (so a
+ * function of x alone): its melds as indices into lp_melds' list. None: not found (which proves
+ * nothing) */
+#define LP_DIVE_STACK 256 /* melds a dive may hold on its path (lp_arrange) */
+static int lp_dive_from(LpSlot *L, const int *x0, long *budget, int32_t *st, int *sn);
+static PyObject *py_lp_arrange(PyObject *self, PyObject *args) {
+    PyObject *ox;
+    int ace, mjpm, jokers;
+    long relaxations;
+    if (!PyArg_ParseTuple(args, "Oiiil", &ox, &ace, &mjpm, &jokers, &relaxations)) return NULL;
+    int l[NT], h[NT];
+    if (lp_read_box("_dp.lp_arrange", ox, ox, ace, mjpm, jokers, l, h) < 0) return NULL;
+    LpSlot *L = lp_slot(ace, mjpm, jokers);
+    if (!L) return PyErr_NoMemory();
+    uint8_t x8[NT];
+    int any = 0;
+    for (int c = 0; c < NT; c++) { x8[c] = (uint8_t)l[c]; any |= l[c]; }
+    if (!any) return PyList_New(0);
+    if (lp_table_basis(L, x8) < 0) return PyErr_NoMemory();
+    int32_t st[LP_DIVE_STACK];
+    int sn = 0;
+    long budget = relaxations;
+    const int r = lp_dive_from(L, l, &budget, st, &sn);
+    if (r < 0) return PyErr_NoMemory();
+    if (r != 1) Py_RETURN_NONE;
+    PyObject *out = PyList_New(sn);
+    if (!out) return NULL;
+    for (int i = 0; i < sn; i++) {
+        PyObject *m = PyLong_FromLong(st[i]);
+        if (!m) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, m);
+    }
+    return out;
+}
+
 /* is q a question lp_narrow asks (a joker among its cards, a table of g_lp_narrow cards or more,
  * something to play, no opening condition)? */
 static int lp_narrow_applies(const Query *q) {
@@ -893,9 +1015,13 @@ static long g_lp_branch = 31;
 #define LP_BRANCH_QUESTION_TIMES 2
 /* tables it branches on: on recorded greedy games of the joker presets it refuted nothing on tables
  * of 20-29 cards (1 of 1,243 attempts) and was never asked on 80 or more, where it costs the shared
- * cases' near-full tables (89-97 cards) about 1 ms each and refutes nothing there */
+ * cases' near-full two-deck tables (89-97 cards) about 1 ms each and refutes nothing there. So from
+ * 30 cards to fewer than LP_BRANCH_PER_DECK a deck: up to 79 with two decks, 119 with three, where
+ * greedy self-play on three decks and four jokers meets 94-102-card tables with a hand of two or
+ * three cards that the search took 0.3-0.5 million units (120-360 ms) to settle and branching
+ * settles in 0.6-2 ms */
 #define LP_BRANCH_MIN_TABLE 30
-#define LP_BRANCH_MAX_TABLE 80
+#define LP_BRANCH_PER_DECK 40
 static long lp_branch_left = 0; /* of this question's; set by lp_narrow */
 static unsigned long long lp_branch_calls = 0, lp_branch_refuted = 0;
 static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi);
@@ -904,7 +1030,7 @@ static int lp_branch_refutes(LpSlot *L, const int *lo, const int *hi);
 static int lp_narrow(Query *q) {
     if (!lp_narrow_applies(q)) return 0;
     const int table = table_cards(q);
-    lp_branch_left = table >= LP_BRANCH_MIN_TABLE && table < LP_BRANCH_MAX_TABLE ? LP_BRANCH_QUESTION_TIMES * g_lp_branch : 0;
+    lp_branch_left = table >= LP_BRANCH_MIN_TABLE && table < LP_BRANCH_PER_DECK * q->decks ? LP_BRANCH_QUESTION_TIMES * g_lp_branch : 0;
     int l[NT], h[NT];
     for (int c = 0; c < NT; c++) {
         l[c] = q->lo[c];
@@ -955,6 +1081,40 @@ static int lp_narrow(Query *q) {
     return rc;
 }
 
+/* The relaxation's optimum as a bound (lp_simplex's phase 2), for best_play's questions (best_answer
+ * alone calls it) on tables of at least g_lp_cap cards (0: never), with or without jokers: q->cap
+ * lowered to it (cap_anywhere), so the search stops at the first play worth it, rising or not. Crowded tables are where the search spends its
+ * work proving that no larger play exists, and there the relaxation's optimum is most often the
+ * optimum itself. From the table's own basis (lp_table_basis), so a function of the question alone.
+ * 1 a cap set, 0 none, <0 out of memory. best_answer asks it only of questions the search alone
+ * has not settled within g_lp_cap_race units. */
+static long g_lp_cap = 40;
+static int lp_cap_applies(const Query *q) {
+    return g_lp_cap > 0 && !q->min_open && !q->need_group && !is_repack(q) && table_cards(q) >= g_lp_cap;
+}
+static int lp_objective_cap(Query *q) {
+    if (!lp_cap_applies(q)) return 0;
+    int l[NT], h[NT], obj[NT], any = 0;
+    for (int c = 0; c < NT; c++) {
+        l[c] = q->lo[c];
+        h[c] = q->hi[c];
+        obj[c] = c == JOKER ? q->wJ : q->w[c];
+        if (obj[c] < 0) return 0;
+        any |= h[c] > l[c] && obj[c] > 0;
+    }
+    if (!any) return 0;
+    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
+    if (!L) return 0;
+    if (lp_table_basis(L, q->lo) < 0) return -1;
+    long cap;
+    const int r = lp_simplex(L, l, h, NULL, NULL, NULL, obj, &cap);
+    if (r < 0) return r;
+    if (r != 3 || (q->cap >= 0 && cap >= q->cap)) return 0;
+    q->cap = cap;
+    q->cap_anywhere = 1;
+    return 1;
+}
+
 /* After lp_narrow, with every type left of a positive weight: what the relaxation says of the
  * multisets x that play the most of what is left, each asked as its own box [x, x] (the simplex
  * going on from the narrowing's basis, so a function of the question alone).
@@ -991,12 +1151,23 @@ static int lp_arranges(LpSlot *L, const Query *q, const int *box, int *refuted) 
 static long g_lp_dive = 15;
 static unsigned long long lp_dives = 0, lp_dives_found = 0;
 
-static int lp_dive_from(LpSlot *L, const int *x0, long *budget) {
+static int lp_dive_from(LpSlot *L, const int *x0, long *budget, int32_t *st, int *sn) {
     if (--*budget < 0) return 0;
     int x[NT], point[NT], whole[NT];
     memcpy(x, x0, sizeof x);
     int r = lp_run(L, x, x, point, whole, NULL);
     if (r != 2) return r < 0 ? r : 0;
+    const int sn0 = sn ? *sn : 0;
+    if (sn) /* the path: the point's whole melds, each floor(y) times */
+        for (int i = 0; i < LP_ROWS; i++) {
+            const int j = L->head[i];
+            if (j >= L->n) continue;
+            for (int t = (int)floor(lp_last_xb[i] + 1e-7); t > 0; t--) {
+                if (*sn >= LP_DIVE_STACK) { *sn = sn0; return 0; }
+                st[(*sn)++] = j;
+            }
+        }
+    const int sn1 = sn ? *sn : 0;
     int left = 0;
     for (int c = 0; c < NT; c++) {
         x[c] -= whole[c];
@@ -1028,11 +1199,17 @@ static int lp_dive_from(LpSlot *L, const int *x0, long *budget) {
         memcpy(y, x, sizeof y);
         for (int k = L->start[j]; k < L->start[j + 1]; k++) y[L->card[k]] -= L->cnt[k];
         for (int c = 0; c < NT; c++) rest += y[c];
+        if (sn) {
+            if (*sn >= LP_DIVE_STACK) break;
+            st[(*sn)++] = j;
+        }
         if (!rest) return 1;
-        r = lp_dive_from(L, y, budget);
+        r = lp_dive_from(L, y, budget, st, sn);
         if (r != 0) return r;
-        if (*budget < 0) return 0;
+        if (sn) *sn = sn1;
+        if (*budget < 0) break;
     }
+    if (sn) *sn = sn0;
     return 0;
 }
 
@@ -1040,7 +1217,7 @@ static int lp_dive(LpSlot *L, const int *x) {
     if (g_lp_dive <= 0) return 0;
     long budget = g_lp_dive;
     lp_dives++;
-    int r = lp_dive_from(L, x, &budget);
+    int r = lp_dive_from(L, x, &budget, NULL, NULL);
     lp_dives_found += r == 1;
     return r;
 }

@@ -24,12 +24,12 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
                          lp_iters, "lp_refuted", lp_refuted, "lp_points", lp_points, "lp_narrowed", lp_narrowed, "last_probe", probe_exp, "last_states",
                          last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
                          "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
                          "last_relaxation_entries", (Py_ssize_t)(us_n + up_n), "suit_states", (Py_ssize_t)ss_n,
-                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted);
+                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted, "lp_capped", lp_capped);
 }
 
 static PyObject *py_work(PyObject *self, PyObject *args) {
@@ -38,7 +38,7 @@ static PyObject *py_work(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", "rise", "rise_probe", "keep_dead", "rise_max", "lp_narrow", "lp_race", "lp_rise", "recall", "grow", "lp_dive", "lp_branch", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", "rise", "rise_probe", "keep_dead", "rise_max", "lp_narrow", "lp_race", "lp_rise", "recall", "grow", "lp_dive", "lp_branch", "lp_cap", "lp_cap_race", "repack_race", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
         mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc, rise = g_rise, keep_dead = g_keep_dead,
         lp_rise = g_lp_rise, recall = g_best_recall;
@@ -46,10 +46,10 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
          crowd = g_crowd, full = g_full, jcrowd = g_jcrowd, repack_full = g_repack_full, fprobe = g_fprobe;
     int fjokers = g_fjokers;
     long rise_probe = g_rise_probe, rise_max = g_rise_max;
-    long lp_narrow = g_lp_narrow, lp_race = g_lp_race, grow = g_grow, lp_dive = g_lp_dive, lp_branch = g_lp_branch;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppliplplllppll" "l", names, &on, &budget, &force, &memo, &tie, &probe,
+    long lp_narrow = g_lp_narrow, lp_race = g_lp_race, grow = g_grow, lp_dive = g_lp_dive, lp_branch = g_lp_branch, lp_cap = g_lp_cap, lp_cap_race = g_lp_cap_race, repack_race = g_repack_race;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppliplplllppll" "llll", names, &on, &budget, &force, &memo, &tie, &probe,
                                      &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
-                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers, &rise, &rise_probe, &keep_dead, &rise_max, &lp_narrow, &lp_race, &lp_rise, &recall, &grow, &lp_dive, &lp_branch))
+                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers, &rise, &rise_probe, &keep_dead, &rise_max, &lp_narrow, &lp_race, &lp_rise, &recall, &grow, &lp_dive, &lp_branch, &lp_cap, &lp_cap_race, &repack_race))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -82,13 +82,16 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_grow = grow < 2 ? 2 : grow;
     g_lp_dive = lp_dive;
     g_lp_branch = lp_branch;
+    g_lp_cap = lp_cap;
+    g_lp_cap_race = lp_cap_race;
+    g_repack_race = repack_race < 0 ? 0 : repack_race;
     up_clear(1); /* vectors kept under the old settings */
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:i,s:l,s:l,s:l}", "prune", g_prune, "budget", g_budget,
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:i,s:l,s:l,s:l,s:l,s:l,s:l}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
                          "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
                          "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe, "fjokers", g_fjokers,
-                         "rise", g_rise, "rise_probe", g_rise_probe, "keep_dead", g_keep_dead, "rise_max", g_rise_max, "lp_narrow", g_lp_narrow, "lp_race", g_lp_race, "lp_rise", g_lp_rise, "recall", g_best_recall, "grow", g_grow, "lp_dive", g_lp_dive, "lp_branch", g_lp_branch);
+                         "rise", g_rise, "rise_probe", g_rise_probe, "keep_dead", g_keep_dead, "rise_max", g_rise_max, "lp_narrow", g_lp_narrow, "lp_race", g_lp_race, "lp_rise", g_lp_rise, "recall", g_best_recall, "grow", g_grow, "lp_dive", g_lp_dive, "lp_branch", g_lp_branch, "lp_cap", g_lp_cap, "lp_cap_race", g_lp_cap_race, "repack_race", g_repack_race);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -132,6 +135,14 @@ static PyMethodDef methods[] = {
     {"lp_branch_refute", py_lp_branch_refute, METH_VARARGS,
      "lp_branch_refute(lo, hi, ace, max_jokers_per_meld, jokers, relaxations) -> True when group branching on the "
      "LP relaxation refutes the box [lo, hi] within that many relaxations (a proof, checked in integers)"},
+    {"lp_whole", py_lp_whole, METH_VARARGS,
+     "lp_whole(x, ace, max_jokers_per_meld, jokers) -> the melds (indices into lp_melds' list, each as often as "
+     "floor(y)) that the LP relaxation's point for the box [x, x] takes whole, from the basis of x's own box; "
+     "None when it has no point"},
+    {"lp_arrange", py_lp_arrange, METH_VARARGS,
+     "lp_arrange(x, ace, max_jokers_per_meld, jokers, relaxations) -> an arrangement of x (indices into lp_melds' "
+     "list) found by diving on the LP relaxation within that many relaxations, from the basis of x's own box; "
+     "None when not found"},
     {"lp_melds", py_lp_melds, METH_VARARGS,
      "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
     {"melds", py_melds, METH_O,
@@ -178,7 +189,7 @@ static PyMethodDef methods[] = {
      "with jokers), race, repack_full (expansions of the repack probe, 0: off), mirror_probe (a whole-hand probe "
      "out of expansions tries the mirrored position next), jsplit, gjc, fprobe (the first level's depth-first "
      "expansions on a question with every weight 0 and at least fjokers jokers that may be added; 0: probe), "
-     "fjokers, lp_dive (the relaxations a dive of lp_best_bound may ask; 0: no dive), and lp_branch (the relaxations a group-branching refutation may ask; 0: none)."},
+     "fjokers, lp_dive (the relaxations a dive of lp_best_bound may ask; 0: no dive), lp_branch (the relaxations a group-branching refutation may ask; 0: none), lp_cap (the table size from which best_play bounds its optimum by the relaxation's; 0: never) lp_cap_race (the search's units before that bound is asked) and repack_race (the units repack's direct call searches before the general path answers; lp.set_race_work sets it)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_dp", "Exact DP oracle (C).", -1, methods};
