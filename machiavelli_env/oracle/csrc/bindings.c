@@ -523,23 +523,31 @@ static int g_lp_rise = 1;
  * is asked (0: asked at once). On the shared cases' best_play questions over tables of 40 cards or
  * more (252 of 513) the search needs at most 170 units for half of them and more than 2,000 for 38 */
 static long g_lp_cap_race = 2000;
-static PyObject *best_answer(Query *q, int arrange) {
-    if (g_lp_race > 0 && lp_narrow_applies(q)) {
-        /* the search alone first, for at most g_lp_race expansions: what it settles so quickly
-         * keeps the search's own answer, and no LP is asked */
-        const Query saved = *q;
-        const unsigned long long cap0 = g_cap_at;
-        g_cap_at = g_work + (unsigned long long)g_lp_race;
-        if (cap0 && cap0 < g_cap_at) g_cap_at = cap0; /* a caller's cap (best_play's sixth argument) */
-        PyObject *res = run_solve_melds(q, 0, arrange);
-        g_cap_at = cap0;
-        if (!res || !PyLong_Check(res)) {
-            if (res && res != Py_None) arr_note_answer(q, res);
-            return res;
-        }
-        Py_DECREF(res); /* 5: over the count */
-        *q = saved;
+/* The search alone on q for at most `units` work (or up to a caller's lower cap, best_play's sixth
+ * argument): 1 with its answer in *out (an error: NULL) when it settles q within them, which then
+ * keeps the search's own answer; 0 with q as it was when it runs out of the count. */
+static int search_first(Query *q, long units, int arrange, PyObject **out) {
+    const Query saved = *q;
+    const unsigned long long cap0 = g_cap_at;
+    g_cap_at = g_work + (unsigned long long)units;
+    if (cap0 && cap0 < g_cap_at) g_cap_at = cap0;
+    PyObject *res = run_solve_melds(q, 0, arrange);
+    g_cap_at = cap0;
+    if (!res || !PyLong_Check(res)) {
+        if (res && res != Py_None) arr_note_answer(q, res);
+        *out = res;
+        return 1;
     }
+    Py_DECREF(res); /* 5: over the count */
+    *q = saved;
+    return 0;
+}
+
+static PyObject *best_answer(Query *q, int arrange) {
+    PyObject *res;
+    /* the search alone first, for at most g_lp_race expansions: what it settles so quickly keeps
+     * the search's own answer, and no LP is asked */
+    if (g_lp_race > 0 && lp_narrow_applies(q) && search_first(q, g_lp_race, arrange, &res)) return res;
     lp_narrow(q); /* it cannot fail on a query already set up */
     if (!arrange && is_repack(q) && arr_known(q, q->lo)) return bare_play(q, 0);
     if (lp_best_bound(q) == 1) {
@@ -556,23 +564,10 @@ static PyObject *best_answer(Query *q, int arrange) {
         /* the relaxation's bound on the optimum (lp_objective_cap) for the questions the search
          * alone has not settled within g_lp_cap_race units: on the shared cases' tables of 40 or
          * more cards, asking it of every question tripled the median (20 to 52 µs) */
-        if (g_lp_cap_race > 0) {
-            const Query saved = *q;
-            const unsigned long long cap0 = g_cap_at;
-            g_cap_at = g_work + (unsigned long long)g_lp_cap_race;
-            if (cap0 && cap0 < g_cap_at) g_cap_at = cap0; /* a caller's cap (best_play's sixth argument) */
-            PyObject *res = run_solve_melds(q, 0, arrange);
-            g_cap_at = cap0;
-            if (!res || !PyLong_Check(res)) {
-                if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
-                return res;
-            }
-            Py_DECREF(res); /* 5: over the count */
-            *q = saved;
-        }
+        if (g_lp_cap_race > 0 && search_first(q, g_lp_cap_race, arrange, &res)) return res;
         if (lp_objective_cap(q) < 0) { PyErr_NoMemory(); return NULL; }
     }
-    PyObject *res = run_solve_melds(q, 0, arrange);
+    res = run_solve_melds(q, 0, arrange);
     if (res && res != Py_None && PyTuple_Check(res)) arr_note_answer(q, res);
     return res;
 }
