@@ -1,8 +1,9 @@
 """best_play's relaxation bound (the extension's ``lp_cap``): on tables of ``lp_cap`` cards or more,
-the LP relaxation's optimum, proven in integer arithmetic, caps the search, which then stops at the
-first play worth it. The value never changes (checked against the search without the bound and
-the integer programme), the bound is what settles the crowded three-deck position that was the
-slowest greedy move of the presets, and the answer depends on the question alone."""
+once the search alone has spent ``lp_cap_race`` units, the LP relaxation's optimum, proven in
+integer arithmetic, caps the search, which then stops at the first play worth it. The value never
+changes (checked against the search without the bound and the integer programme), the bound is
+what settles the crowded three-deck position that was the slowest greedy move of the presets, a
+question settled within the race asks no bound, and the answer depends on the question alone."""
 
 from __future__ import annotations
 
