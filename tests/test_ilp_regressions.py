@@ -22,3 +22,29 @@ def test_ilp_finds_the_four_card_play_that_highs_presolve_called_infeasible():
     res = ilp.solve_bounds(table, table + hand, np.ones(53, dtype=np.int64), rules)
     assert res is not None and res.value == 4
     assert res.value == api.best_play(table, hand, rules).value
+
+
+def test_the_programme_runs_after_another_highs_user_started_more_threads() -> None:
+    # HiGHS keeps one thread scheduler per process: a library that started it with two threads
+    # (cvxpy's HiGHS backend does, in benchmarks/oracle.py's full run) made this one-thread
+    # instance refuse to run, and solve_bounds raise "Not Set"
+    import highspy
+
+    rules = Rules.load("classic", ace="low", jokers=2)
+    table = to_counts("10S JS KS 3H 8H 9H 9H 10H JH QH KH 3D 9D 10D JD QD KD KD 3C 3C 4C 5C 6C 7C 8C 9C KC JK")
+    hand = to_counts("2H 2H 4D 9D 7C")
+    w = api.objective_weights("cards", rules)
+    before = ilp.solve_bounds(table, table + hand, w, rules)
+    highspy.Highs.resetGlobalScheduler(True)
+    other = highspy.Highs()
+    other.setOptionValue("output_flag", False)
+    other.setOptionValue("threads", 2)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = 1, 0
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = [1.0], [0.0], [1.0]
+    lp.integrality_ = [highspy.HighsVarType.kInteger]
+    other.passModel(lp)
+    other.run()
+    after = ilp.solve_bounds(table, table + hand, w, rules)
+    assert before is not None and after is not None and after.value == before.value == 1
+    assert other.run() == highspy.HighsStatus.kOk  # the other user's scheduler is left as it was

@@ -193,6 +193,19 @@ def _highs() -> Any:
     return h
 
 
+def _run(h: Any) -> None:
+    """``h.run()``; when another user of HiGHS in this process (cvxpy's HiGHS backend, say) started
+    HiGHS's one thread scheduler with more threads than this instance's one, HiGHS refuses to run
+    ("Option 'threads' is set to 1 but the scheduler has already been initialized to use 2
+    threads") and the model status stays "Not Set": then this instance takes the scheduler as it
+    is (``threads`` 0) and runs again, leaving the other user's scheduler alone."""
+    import highspy
+
+    if h.run() == highspy.HighsStatus.kError and h.getModelStatus() == highspy.HighsModelStatus.kNotset:
+        h.setOptionValue("threads", 0)
+        h.run()
+
+
 def _model(
     lo: np.ndarray, hi: np.ndarray, w: np.ndarray, ml: MeldList, need_group: bool, min_open_points: int,
     all_melds: bool,
@@ -276,7 +289,7 @@ def rounded_relaxation(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rule
     lp.integrality_ = []
     h.clearModel()
     h.passModel(lp)
-    h.run()
+    _run(h)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     sol = h.getSolution()
@@ -370,7 +383,7 @@ def solve_bounds(
             first = highspy.HighsSolution()
             first.col_value = np.concatenate([lo + start.counts, y]).astype(float).tolist()
             h.setSolution(first)
-    h.run()
+    _run(h)
     status = h.getModelStatus()
     if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
         return None
