@@ -231,14 +231,8 @@ def _solve_noting_fallback(
         # a feasibility question: the exact search first, for at most `cap` expansions; past
         # that, the LP relaxation settles most of those: a proof that there is no answer, or
         # (for a caller that wants only counts) a point that is a partition (see .lp)
-        try:
-            if down and not min_open:
-                res = mirrored_solve(lo, hi, weights, rules, need_group, cap)
-            else:
-                res = _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
-        except MemoryError:
-            res = 5  # the full schedule below, with its fallbacks
-        if res != 5:
+        res = _raced(lo, hi, weights, rules, need_group, min_open, down, cap)
+        if res != OVER_WORK:  # else the full schedule below, with its fallbacks
             return res, False
         settled = lp.settle(lo, hi, (ace, mjpm, decks, jokers), any_point and not need_group and not min_open)
         if settled is True:
@@ -306,30 +300,37 @@ def _open_repack(x: np.ndarray, rules: Rules, need_group: bool, down: bool):
         from . import ilp
 
         ordered = ilp.ordered_melds(rules)
+
+        def in_order(rows: list[np.ndarray]) -> list[list[int]]:
+            return [list(ordered[row.tobytes()]) for row in rows]
+
         found = lp.arrangement(x, params, REPACK_DIVE) if REPACK_DIVE else None
         if found is not None:
-            return 0, np.zeros(NUM_TYPES, dtype=np.int64), [list(ordered[row.tobytes()]) for row in found]
+            return 0, np.zeros(NUM_TYPES, dtype=np.int64), in_order(found)
         whole = lp.whole_melds(x, params)
         if whole is not None:
-            res = _repack_rest(x, [list(ordered[row.tobytes()]) for row in whole], rules, ILP_RACE_WORK)
+            res = _repack_rest(x, in_order(whole), rules, ILP_RACE_WORK)
             if res is not None:
                 return res
     for mirrored in (down, not down):
-        res = _raced(x, rules, need_group, mirrored, ILP_RACE_WORK)
+        res = _raced(x, x, lp.NO_WEIGHTS, rules, need_group, 0, mirrored, ILP_RACE_WORK)
         if res != OVER_WORK:
             return res
     return _OPEN
 
 
-def _raced(x: np.ndarray, rules: Rules, need_group: bool, mirrored: bool, cap: int):
-    """The repack question ``x`` asked of the search alone within ``cap`` work (its per-suit
-    relaxation not counted, as in the first race), swept from the king down when ``mirrored``:
+def _raced(
+    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, need_group: bool, min_open: int,
+    mirrored: bool, cap: int,
+):
+    """:func:`raw_solve`'s question asked of the search alone within ``cap`` work (its per-suit
+    relaxation not counted), swept from the king down when ``mirrored`` (not with opening points):
     the answer, or :data:`OVER_WORK`."""
     ace, mjpm, decks, jokers = rules_params(rules)
     try:
-        if mirrored:
-            return mirrored_solve(x, x, lp.NO_WEIGHTS, rules, need_group, cap)
-        return _dp.solve(x, x, lp.NO_WEIGHTS, ace, mjpm, int(need_group), 0, decks, jokers, cap)
+        if mirrored and not min_open:
+            return mirrored_solve(lo, hi, weights, rules, need_group, cap)
+        return _dp.solve(lo, hi, weights, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap)
     except MemoryError:
         return OVER_WORK
 
@@ -342,7 +343,7 @@ def _repack_rest(x: np.ndarray, whole: list[list[int]], rules: Rules, cap: int):
         np.subtract.at(rest, meld, 1)
     if (rest < 0).any():
         return None
-    res = _raced(rest, rules, False, False, cap)
+    res = _raced(rest, rest, lp.NO_WEIGHTS, rules, False, 0, False, cap)
     if not isinstance(res, tuple):  # no repack of the rest, or over the cap
         return None
     return 0, np.zeros(NUM_TYPES, dtype=np.int64), whole + decode_melds(res[2])

@@ -929,75 +929,84 @@ static int lp_table_basis(LpSlot *L, const uint8_t *lo) {
     return 0;
 }
 
-/* lp_whole(x, ace, mjpm, jokers) -> [m, ...] | None: the melds (indices into lp_melds' list, each as
- * often as floor(y_m)) that the relaxation's point for the box [x, x] takes whole, starting from the
- * basis of x's own box (lp_table_basis: a function of x alone); None when the relaxation has no
- * point (or none read as whole melds within x) */
-static PyObject *py_lp_whole(PyObject *self, PyObject *args) {
-    PyObject *ox;
-    int ace, mjpm, jokers;
-    if (!PyArg_ParseTuple(args, "Oiii", &ox, &ace, &mjpm, &jokers)) return NULL;
-    int l[NT], h[NT];
-    if (lp_read_box("_dp.lp_whole", ox, ox, ace, mjpm, jokers, l, h) < 0) return NULL;
-    LpSlot *L = lp_slot(ace, mjpm, jokers);
-    if (!L) return PyErr_NoMemory();
-    uint8_t x8[NT];
-    for (int c = 0; c < NT; c++) x8[c] = (uint8_t)l[c];
-    if (lp_table_basis(L, x8) < 0) return PyErr_NoMemory();
-    int point[NT], whole[NT];
-    const int r = lp_run(L, l, h, point, whole, NULL);
-    if (r < 0) return PyErr_NoMemory();
-    if (r != 2) Py_RETURN_NONE;
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
+#define LP_DIVE_STACK 256 /* melds a path may hold (lp_whole, lp_arrange) */
+
+/* the melds the point lp_run found last takes whole (floor(y) copies of each basic meld), pushed
+ * onto st[*sn..]: 0, or -1 with st as it was when they do not fit in LP_DIVE_STACK */
+static int lp_push_whole(const LpSlot *L, int32_t *st, int *sn) {
+    const int sn0 = *sn;
     for (int i = 0; i < LP_ROWS; i++) {
         const int j = L->head[i];
         if (j >= L->n) continue;
-        const int times = (int)floor(lp_last_xb[i] + 1e-7);
-        for (int t = 0; t < times; t++) {
-            PyObject *m = PyLong_FromLong(j);
-            if (!m || PyList_Append(out, m) < 0) { Py_XDECREF(m); Py_DECREF(out); return NULL; }
-            Py_DECREF(m);
+        for (int t = (int)floor(lp_last_xb[i] + 1e-7); t > 0; t--) {
+            if (*sn >= LP_DIVE_STACK) { *sn = sn0; return -1; }
+            st[(*sn)++] = j;
         }
     }
-    return out;
+    return 0;
 }
 
-/* lp_arrange(x, ace, mjpm, jokers, relaxations) -> [m, ...] | None: an arrangement of x found by a
- * dive (lp_dive_from: the point's whole melds, then a fractional one taken, and the relaxation asked
- * again of what is left) of at most `relaxations` relaxations, from the basis of x's own box (so a
- * function of x alone): its melds as indices into lp_melds' list. None: not found (which proves
- * nothing) */
-#define LP_DIVE_STACK 256 /* melds a dive may hold on its path (lp_arrange) */
-static int lp_dive_from(LpSlot *L, const int *x0, long *budget, int32_t *st, int *sn);
-static PyObject *py_lp_arrange(PyObject *self, PyObject *args) {
-    PyObject *ox;
-    int ace, mjpm, jokers;
-    long relaxations;
-    if (!PyArg_ParseTuple(args, "Oiiil", &ox, &ace, &mjpm, &jokers, &relaxations)) return NULL;
-    int l[NT], h[NT];
-    if (lp_read_box("_dp.lp_arrange", ox, ox, ace, mjpm, jokers, l, h) < 0) return NULL;
-    LpSlot *L = lp_slot(ace, mjpm, jokers);
-    if (!L) return PyErr_NoMemory();
+/* lp_whole's and lp_arrange's x, checked (the box [x, x]), and its slot set to the basis of x's
+ * own box (lp_table_basis: a function of x alone). 0, or -1 with a Python error set */
+static int lp_x_basis(const char *who, PyObject *ox, int ace, int mjpm, int jokers, int *x, LpSlot **L) {
+    int h[NT];
+    if (lp_read_box(who, ox, ox, ace, mjpm, jokers, x, h) < 0) return -1;
     uint8_t x8[NT];
-    int any = 0;
-    for (int c = 0; c < NT; c++) { x8[c] = (uint8_t)l[c]; any |= l[c]; }
-    if (!any) return PyList_New(0);
-    if (lp_table_basis(L, x8) < 0) return PyErr_NoMemory();
-    int32_t st[LP_DIVE_STACK];
-    int sn = 0;
-    long budget = relaxations;
-    const int r = lp_dive_from(L, l, &budget, st, &sn);
-    if (r < 0) return PyErr_NoMemory();
-    if (r != 1) Py_RETURN_NONE;
-    PyObject *out = PyList_New(sn);
+    for (int c = 0; c < NT; c++) x8[c] = (uint8_t)x[c];
+    *L = lp_slot(ace, mjpm, jokers);
+    if (!*L || lp_table_basis(*L, x8) < 0) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+/* meld indices st[0..n-1] as a list */
+static PyObject *lp_index_list(const int32_t *st, int n) {
+    PyObject *out = PyList_New(n);
     if (!out) return NULL;
-    for (int i = 0; i < sn; i++) {
+    for (int i = 0; i < n; i++) {
         PyObject *m = PyLong_FromLong(st[i]);
         if (!m) { Py_DECREF(out); return NULL; }
         PyList_SET_ITEM(out, i, m);
     }
     return out;
+}
+
+/* lp_whole(x, ace, mjpm, jokers) -> [m, ...] | None: the melds (indices into lp_melds' list, each as
+ * often as floor(y_m)) that the relaxation's point for the box [x, x] takes whole, from the basis
+ * of x's own box; None when the relaxation has no point (or none read as whole melds within x) */
+static PyObject *py_lp_whole(PyObject *self, PyObject *args) {
+    PyObject *ox;
+    int ace, mjpm, jokers, x[NT];
+    LpSlot *L;
+    if (!PyArg_ParseTuple(args, "Oiii", &ox, &ace, &mjpm, &jokers)) return NULL;
+    if (lp_x_basis("_dp.lp_whole", ox, ace, mjpm, jokers, x, &L) < 0) return NULL;
+    int point[NT], whole[NT];
+    const int r = lp_run(L, x, x, point, whole, NULL);
+    if (r < 0) return PyErr_NoMemory();
+    int32_t st[LP_DIVE_STACK];
+    int sn = 0;
+    if (r != 2 || lp_push_whole(L, st, &sn) < 0) Py_RETURN_NONE;
+    return lp_index_list(st, sn);
+}
+
+/* lp_arrange(x, ace, mjpm, jokers, relaxations) -> [m, ...] | None: an arrangement of x found by a
+ * dive (lp_dive_from: the point's whole melds, then a fractional one taken, and the relaxation asked
+ * again of what is left) of at most `relaxations` relaxations, from the basis of x's own box: its
+ * melds as indices into lp_melds' list. None: not found (which proves nothing) */
+static int lp_dive_from(LpSlot *L, const int *x0, long *budget, int32_t *st, int *sn);
+static PyObject *py_lp_arrange(PyObject *self, PyObject *args) {
+    PyObject *ox;
+    int ace, mjpm, jokers, x[NT];
+    long relaxations;
+    LpSlot *L;
+    if (!PyArg_ParseTuple(args, "Oiiil", &ox, &ace, &mjpm, &jokers, &relaxations)) return NULL;
+    if (lp_x_basis("_dp.lp_arrange", ox, ace, mjpm, jokers, x, &L) < 0) return NULL;
+    int32_t st[LP_DIVE_STACK];
+    int sn = 0;
+    long budget = relaxations;
+    const int r = lp_dive_from(L, x, &budget, st, &sn);
+    if (r < 0) return PyErr_NoMemory();
+    if (r != 1) Py_RETURN_NONE;
+    return lp_index_list(st, sn);
 }
 
 /* is q a question lp_narrow asks (a joker among its cards, a table of g_lp_narrow cards or more,
@@ -1083,17 +1092,16 @@ static int lp_narrow(Query *q) {
 
 /* The relaxation's optimum as a bound (lp_simplex's phase 2), for best_play's questions (best_answer
  * alone calls it) on tables of at least g_lp_cap cards (0: never), with or without jokers: q->cap
- * lowered to it (cap_anywhere), so the search stops at the first play worth it, rising or not. Crowded tables are where the search spends its
- * work proving that no larger play exists, and there the relaxation's optimum is most often the
- * optimum itself. From the table's own basis (lp_table_basis), so a function of the question alone.
+ * lowered to it (cap_anywhere), so the search stops at the first play worth it, rising or not.
+ * Crowded tables are where the search spends its work proving that no larger play exists, and
+ * there the relaxation's optimum is most often the optimum itself. From the table's own basis (lp_table_basis), so a function of the question alone.
  * 1 a cap set, 0 none, <0 out of memory. best_answer asks it only of questions the search alone
  * has not settled within g_lp_cap_race units. */
 static long g_lp_cap = 40;
 static int lp_cap_applies(const Query *q) {
     return g_lp_cap > 0 && !q->min_open && !q->need_group && !is_repack(q) && table_cards(q) >= g_lp_cap;
 }
-static int lp_objective_cap(Query *q) {
-    if (!lp_cap_applies(q)) return 0;
+static int lp_objective_cap(Query *q) { /* q: a question lp_cap_applies to */
     int l[NT], h[NT], obj[NT], any = 0;
     for (int c = 0; c < NT; c++) {
         l[c] = q->lo[c];
@@ -1158,15 +1166,7 @@ static int lp_dive_from(LpSlot *L, const int *x0, long *budget, int32_t *st, int
     int r = lp_run(L, x, x, point, whole, NULL);
     if (r != 2) return r < 0 ? r : 0;
     const int sn0 = sn ? *sn : 0;
-    if (sn) /* the path: the point's whole melds, each floor(y) times */
-        for (int i = 0; i < LP_ROWS; i++) {
-            const int j = L->head[i];
-            if (j >= L->n) continue;
-            for (int t = (int)floor(lp_last_xb[i] + 1e-7); t > 0; t--) {
-                if (*sn >= LP_DIVE_STACK) { *sn = sn0; return 0; }
-                st[(*sn)++] = j;
-            }
-        }
+    if (sn && lp_push_whole(L, st, sn) < 0) return 0; /* the path: the point's whole melds */
     const int sn1 = sn ? *sn : 0;
     int left = 0;
     for (int c = 0; c < NT; c++) {
