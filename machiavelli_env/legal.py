@@ -26,6 +26,10 @@ Speed (every answer stays exact; the oracle decides every legality question):
   witness that spares the queries it already settles. The enumeration fixes the types in card
   order, so its deep branches differ in the top ranks: their questions are swept from the king
   down (``solve(..., sweep="down")``), which refutes them sooner;
+* a list bounded by a :class:`ListBudget` runs that enumeration in the oracle's extension
+  (:func:`~machiavelli_env.oracle.api.enumerate_plays_within`), with the help-card group search of
+  :func:`_help_cover`, so that a branch question costs no Python call; it asks the same questions
+  in the same order as the Python enumeration, which exact lists use;
 * small caches (cleared when full) hold recent :func:`legal_plays` answers, the answers to its
   branch questions (the same box comes back with another ``limit``, or after a draw that changed
   the hand only in card types the branch fixes), and which plays are known to be legal on which
@@ -57,6 +61,10 @@ _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
+#: bounded lists run their enumeration in the extension
+#: (:func:`~machiavelli_env.oracle.api.enumerate_plays_within`), which gives the same plays as the Python
+#: ``dfs`` without a Python call per branch question; False runs the Python one (the tests compare them)
+_C_ENUMERATION = True
 
 
 @dataclass(frozen=True)
@@ -668,10 +676,27 @@ def _legal_plays(
         rest[c] = avail[c]
         return stop
 
+    def bounded_dfs() -> bool:
+        # dfs(0, top) for a bounded list, run by the extension (the same branches, questions, work and
+        # plays; see _C_ENUMERATION)
+        def points(left: int, fresh: bool) -> tuple[np.ndarray | None, int, bool]:
+            ask.left, ask.fresh = left, fresh
+            ask_points()
+            return (points_play[0] if points_play else None), ask.left, ask.fresh
+
+        assert budget is not None
+        more, stop, gave_up, ask.left, ask.fresh = oracle.enumerate_plays_within(
+            base, avail, types, top, rules, max_nodes=budget.nodes, question_work=budget.question_work,
+            left=ask.left, fresh=ask.fresh, limit=limit, asked=asked, guaranteed=[*guaranteed, *points_play],
+            points=points, hand=None if hp is None else h, **kw)
+        found.extend(more)
+        ask.gave_up = ask.gave_up or gave_up
+        return stop
+
     # more than `limit` plays may be known before the enumeration starts (the guaranteed entries)
     stopped = enough()
     if not stopped and types and top is not None:
-        stopped = dfs(0, top)
+        stopped = bounded_dfs() if budget is not None and _C_ENUMERATION else dfs(0, top)
 
     if not stopped and not ask.gave_up:
         plays = found  # every legal play (at most `limit`)

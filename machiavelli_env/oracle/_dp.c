@@ -89,4 +89,5 @@
 #include "csrc/bindings.c"
 #include "csrc/lp.c"
 #include "csrc/bycard.c"
+#include "csrc/plays.c"
 #include "csrc/module.c"

@@ -479,6 +479,27 @@ def feasible_within(
     return None  # pragma: no cover - _raise_code raises
 
 
+def enumerate_plays_within(
+    base: np.ndarray, avail: np.ndarray, types: list[int], witness: np.ndarray, rules: Rules, *, max_nodes: int,
+    question_work: int, left: int, fresh: bool, limit: int, asked: bool, guaranteed: list[np.ndarray],
+    points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]], hand: np.ndarray | None = None,
+    need_group: bool = False, min_open_points: int = 0,
+) -> tuple[list[np.ndarray], bool, bool, int, bool]:
+    """The depth-first pass of a bounded legal-play list (:func:`machiavelli_env.legal.legal_plays` with a
+    ``ListBudget``), run by the extension: the card types ``types`` in order, larger
+    counts of each first, from ``witness`` (counts over ``base`` of a feasible play), each branch
+    ``[base + x, base + x + rest]`` asked as :func:`feasible_within` asks it, capped by
+    ``min(question_work, left)``, at most ``max_nodes`` branches. A leaf's play is kept unless found
+    before; once the ``guaranteed`` plays and the others found reach ``limit - 1``,
+    ``points(left, fresh)`` is called (unless ``asked``) for the max-points play, and the pass stops at
+    ``limit``. With ``hand`` (``avail`` then holds help cards too), a play must take a card from the hand,
+    and the copies beyond it must lie in groups, as :func:`machiavelli_env.legal.legal_plays` requires:
+    the groups that hold them are searched here, the rest asked as above. Returns ``(found, stopped,
+    gave_up, left, fresh)``. The arguments must already be valid int64 count vectors."""
+    return dp.capped_enumeration(base, avail, hand, types, witness, rules, need_group, int(min_open_points), max_nodes,
+                                 question_work, left, fresh, limit, asked, guaranteed, points)
+
+
 def best_plays_by_card_within(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, objective: str = "cards", *,
     need_group: bool = False, min_open_points: int = 0, fresh: bool = True,

@@ -23,6 +23,7 @@ again mirrored here and the answer mapped back; only if that fails too is ``Memo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -528,6 +529,24 @@ def capped_feasible(
         return res
     counts = np.frombuffer(res[1], dtype=np.int64)
     return counts[MIRROR] if mirror else counts.copy()
+
+
+def capped_enumeration(
+    base: np.ndarray, avail: np.ndarray, hand: np.ndarray | None, types: list[int], witness: np.ndarray, rules: Rules,
+    need_group: bool,
+    min_open: int, max_nodes: int, question_work: int, left: int, fresh: bool, limit: int, asked: bool,
+    guaranteed: list[np.ndarray], points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
+) -> tuple[list[np.ndarray], bool, bool, int, bool]:
+    """The depth-first pass of a bounded legal-play list run by the extension (``_dp.enumerate_plays``):
+    each branch question as :func:`capped_feasible` asks it, within ``min(question_work, left)``; ``hand``
+    when ``avail`` holds help cards (``None`` otherwise)
+    Returns the plays found (counts over ``base``), whether the pass stopped, whether a question or the
+    node bound gave up, the work left and whether the relaxation is still to be started afresh."""
+    ace, mjpm, decks, jokers = rules_params(rules)
+    found, stopped, gave_up, left, fresh = _dp.enumerate_plays(
+        base, avail, hand, types, witness, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(max_nodes),
+        int(question_work), int(left), bool(fresh), int(limit), bool(asked), guaranteed, points)
+    return [np.frombuffer(b, dtype=np.int64) for b in found], bool(stopped), bool(gave_up), int(left), bool(fresh)
 
 
 def capped_by_card(

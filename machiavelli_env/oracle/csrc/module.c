@@ -126,6 +126,12 @@ static PyMethodDef methods[] = {
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds[, cap]) -> None | {card: (value, counts, melds | None)} | error code (5 over the work cap "
      "cap > 0)"},
+    {"enumerate_plays", py_enumerate_plays, METH_VARARGS,
+     "enumerate_plays(base, avail, hand, types, witness, ace, max_jokers_per_meld, need_group, min_open_points, "
+     "decks, jokers, max_nodes, question_work, left, fresh, limit, asked, guaranteed, points) -> (found, stopped, "
+     "gave_up, left, fresh): the depth-first pass of a bounded legal-play list (legal.py), its branch questions "
+     "capped as feasible_within caps them; hand: None, or the hand when avail holds help cards (their copies must "
+     "lie in groups); points(left, fresh) -> (counts | None, left, fresh) asks the max-points entry"},
     {"lp_refute", py_lp_refute, METH_VARARGS,
      "lp_refute(lo, hi, ace, max_jokers_per_meld, jokers[, want_point, decks]) -> True when the LP relaxation "
      "of the meld programme has no point with lo <= x <= hi (a Farkas certificate checked in integers), else "

@@ -1,0 +1,423 @@
+/* plays.c: the depth-first enumeration of a bounded legal-play list (legal.py's _legal_plays with a
+ * ListBudget), run here so that its branch questions pay no Python call each; with help cards, the
+ * search for groups that hold the help copies (legal.py's _help_cover) too.
+ * It follows the Python enumeration step for step: the same branches in the same order, each
+ * branch's feasibility question asked as api.feasible_within asks it (swept from the king down,
+ * capped by the question's work and what is left of the list's), so the plays, the work and where
+ * the list gives up are the same.
+ * Compiled as part of ../_dp.c (one translation unit). */
+
+/* the rank-reversed card of c (2 <-> K, 3 <-> Q, ...; aces and the joker stay): api.MIRROR */
+static inline int mirror_card(int c) {
+    if (c == JOKER) return c;
+    int r = c % 13;
+    return r == 0 ? c : c - r + 13 - r;
+}
+
+typedef struct {
+    long long base[NT], avail[NT], x[NT], rest[NT];
+    long long hand[NT]; /* with help cards (help = 1): the hand, so that x - hand is what the help pile gives */
+    int help;
+    int types[NT], n_types;
+    int ace, mjpm, need_group, min_open, decks, jokers;
+    long long question_work, left;
+    int max_nodes, nodes, limit, fresh, gave_up, asked;
+    int64_t (*g)[NT]; /* the guaranteed entries (asked for and found), g_n of them */
+    int g_n, g_cap, extra;
+    int64_t (*found)[NT]; /* the plays emitted, found_n of them */
+    int found_n, found_cap;
+    PyObject *points; /* points(left, fresh) -> (counts | None, left, fresh): the max-points entry, asked once */
+    struct KeySet *failed; /* the boxes (lo, hi, need) the help cover found no arrangement of */
+} PlayList;
+
+/* a set of (lo, hi, need) boxes, by a 64-bit hash and the bytes */
+typedef struct KeySet {
+    uint64_t *hash;
+    uint8_t (*key)[3 * NT];
+    int n, cap;
+} KeySet;
+
+static uint64_t box_key(const long long *lo, const long long *hi, const long long *need, uint8_t *key) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int c = 0; c < NT; c++) {
+        key[c] = (uint8_t)lo[c];
+        key[NT + c] = (uint8_t)hi[c];
+        key[2 * NT + c] = (uint8_t)need[c];
+    }
+    for (int i = 0; i < 3 * NT; i++) h = (h ^ key[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int keyset_has(const KeySet *s, uint64_t h, const uint8_t *key) {
+    for (int i = 0; i < s->n; i++)
+        if (s->hash[i] == h && memcmp(s->key[i], key, 3 * NT) == 0) return 1;
+    return 0;
+}
+
+static int keyset_add(KeySet *s, uint64_t h, const uint8_t *key) {
+    if (s->n == s->cap) {
+        int nc = s->cap ? 2 * s->cap : 64;
+        uint64_t *nh = PyMem_Realloc(s->hash, sizeof(uint64_t) * (size_t)nc);
+        if (!nh) { PyErr_NoMemory(); return -1; }
+        s->hash = nh;
+        void *nk = PyMem_Realloc(s->key, (size_t)(3 * NT) * (size_t)nc);
+        if (!nk) { PyErr_NoMemory(); return -1; }
+        s->key = nk;
+        s->cap = nc;
+    }
+    s->hash[s->n] = h;
+    memcpy(s->key[s->n++], key, 3 * NT);
+    return 0;
+}
+
+static void keyset_free(KeySet *s) {
+    PyMem_Free(s->hash);
+    PyMem_Free(s->key);
+    memset(s, 0, sizeof *s);
+}
+
+/* one branch question: some x in [lo, hi] partitioning into melds, within `cap` work.
+ * 1 found (its counts over lo in sol), 0 none, 2 gave up (over the cap or the memo), -1 error */
+static int enum_question(PlayList *e, const long long *lo, const long long *hi, long long cap, long long *sol) {
+    static const long long zero[NT];
+    const int mirror = !e->min_open;
+    long long mlo[NT], mhi[NT];
+    if (mirror)
+        for (int c = 0; c < NT; c++) {
+            mlo[mirror_card(c)] = lo[c];
+            mhi[mirror_card(c)] = hi[c];
+        }
+    static const int mirror_ace[5] = {1, 0, 2, 3, 4};
+    g_charge_mode = 1;
+    if (e->fresh) {
+        up_clear(sig_n > SIG_MAX / 2);
+        e->fresh = 0;
+    }
+    Query *q = &g_query;
+    int rc = setup_query(q, mirror ? mlo : lo, mirror ? mhi : hi, zero, mirror ? mirror_ace[e->ace] : e->ace, e->mjpm,
+                         e->need_group, mirror ? 0 : e->min_open, e->decks, e->jokers);
+    int out;
+    if (rc < 0) out = -1;
+    else if (rc == 4) out = 0;
+    else if (rc > 0) {
+        PyErr_Format(PyExc_ValueError, "_dp.enumerate_plays: a branch box is not a valid question (code %d)", rc);
+        out = -1;
+    } else {
+        g_cap_at = g_work + (unsigned long long)cap;
+        g_charge_relax = 1;
+        last_states = last_pruned = last_nodes = 0;
+        probe_exp = 0;
+        int32_t value, path[MAXST];
+        int J, mirrored;
+        int r = solve_query(q, &g_mirror, &mirrored, &value, path, &J);
+        if (r < 0) out = 2; /* over the cap (-6), or a full memo: a MemoryError that capped_feasible gives up on */
+        else if (r == 0) out = 0;
+        else {
+            last_mirrored = mirrored;
+            uint8_t x[NT];
+            if (replay(mirrored ? &g_mirror : q, path, J, x, NULL, mirrored) < 0) out = -1;
+            else {
+                for (int c = 0; c < NT; c++) {
+                    int m = mirror ? mirror_card(c) : c;
+                    sol[c] = (long long)x[m] - q->lo[m];
+                }
+                out = 1;
+            }
+        }
+    }
+    g_cap_at = 0;
+    g_charge_relax = 0;
+    g_charge_mode = 0;
+    return out;
+}
+
+/* _Questions._capped around enum_question: the cap is the question's work or what is left, if less */
+static int enum_feasible(PlayList *e, const long long *lo, const long long *hi, long long *sol) {
+    long long cap = e->question_work < e->left ? e->question_work : e->left;
+    if (cap < 1) {
+        e->gave_up = 1;
+        return 0;
+    }
+    unsigned long long before = g_work;
+    int r = enum_question(e, lo, hi, cap, sol);
+    e->left -= (long long)(g_work - before);
+    if (r == 2) {
+        e->gave_up = 1;
+        return 0;
+    }
+    return r;
+}
+
+/* legal.py's _help_cover with the list's capped question: some x in [lo, hi] partitioning into melds
+ * with the `need` copies (help cards) in groups. Every group holding the first needed copy is tried
+ * (more other suits first, in suit order, then fewer jokers first), its cards taken out, the rest
+ * recursively; boxes without an answer go into `failed`. 1 found (x), 0 none, -1 error */
+static int help_cover(PlayList *e, const long long *lo, const long long *hi, const long long *need, KeySet *failed,
+                      long long *x) {
+    int first = -1;
+    for (int c = 0; c < NT && first < 0; c++)
+        if (need[c]) first = c;
+    if (first < 0) {
+        long long sol[NT];
+        int r = enum_feasible(e, lo, hi, sol);
+        if (r == 1)
+            for (int c = 0; c < NT; c++) x[c] = lo[c] + sol[c];
+        return r;
+    }
+    uint8_t key[3 * NT];
+    const uint64_t h = box_key(lo, hi, need, key);
+    if (keyset_has(failed, h, key)) return 0;
+    const int rank = first % 13, s0 = first / 13;
+    int others[3], no = 0;
+    for (int s = 0; s < 4; s++)
+        if (s != s0 && hi[s * 13 + rank] > 0) others[no++] = s * 13 + rank;
+    int jmax = e->jokers ? e->mjpm : 0;
+    if (hi[JOKER] < jmax) jmax = (int)hi[JOKER];
+    for (int k = no; k >= 0; k--) {
+        int idx[3] = {0, 1, 2}; /* the combinations of k of the others, in itertools' order */
+        for (;;) {
+            for (int j = 0; j <= jmax; j++) {
+                const int size = 1 + k + j;
+                if (size < 3 || size > 4) continue;
+                long long g[NT] = {0}, n2[NT], lo2[NT], hi2[NT];
+                memcpy(n2, need, sizeof n2);
+                g[first]++;
+                if (n2[first] > 0) n2[first]--;
+                for (int i = 0; i < k; i++) {
+                    g[others[idx[i]]]++;
+                    if (n2[others[idx[i]]] > 0) n2[others[idx[i]]]--;
+                }
+                g[JOKER] += j;
+                for (int c = 0; c < NT; c++) {
+                    lo2[c] = lo[c] > g[c] ? lo[c] - g[c] : 0;
+                    hi2[c] = hi[c] - g[c];
+                }
+                int r = help_cover(e, lo2, hi2, n2, failed, x);
+                if (r < 0) return -1;
+                if (r) {
+                    for (int c = 0; c < NT; c++) x[c] += g[c];
+                    return 1;
+                }
+            }
+            int i = k - 1; /* the next combination */
+            while (i >= 0 && idx[i] == no - k + i) i--;
+            if (i < 0) break;
+            idx[i]++;
+            for (int t = i + 1; t < k; t++) idx[t] = idx[t - 1] + 1;
+        }
+    }
+    return keyset_add(failed, h, key) < 0 ? -1 : 0;
+}
+
+static int vec_in(int64_t (*set)[NT], int n, const int64_t *v) {
+    for (int i = 0; i < n; i++)
+        if (memcmp(set[i], v, sizeof(int64_t) * NT) == 0) return 1;
+    return 0;
+}
+
+static int vec_push(int64_t (**set)[NT], int *n, int *cap, const int64_t *v) {
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        void *p = PyMem_Realloc(*set, sizeof(int64_t) * NT * (size_t)nc);
+        if (!p) { PyErr_NoMemory(); return -1; }
+        *set = p;
+        *cap = nc;
+    }
+    memcpy((*set)[(*n)++], v, sizeof(int64_t) * NT);
+    return 0;
+}
+
+/* the max-points entry, through the Python callback: asked once, when the list may be long enough */
+static int enum_ask_points(PlayList *e) {
+    e->asked = 1;
+    PyObject *res = PyObject_CallFunction(e->points, "Li", e->left, e->fresh);
+    if (!res) return -1;
+    PyObject *counts;
+    long long left;
+    int fresh;
+    if (!PyArg_ParseTuple(res, "OLp", &counts, &left, &fresh)) { Py_DECREF(res); return -1; }
+    e->left = left;
+    e->fresh = fresh;
+    int rc = 0;
+    if (counts != Py_None) {
+        long long v[NT];
+        int64_t w[NT];
+        if (read_vec(counts, v, "points play") < 0) rc = -1;
+        else {
+            for (int c = 0; c < NT; c++) w[c] = v[c];
+            if (!vec_in(e->g, e->g_n, w)) {
+                if (vec_push(&e->g, &e->g_n, &e->g_cap, w) < 0) rc = -1;
+                else e->extra -= vec_in(e->found, e->found_n, w);
+            }
+        }
+    }
+    Py_DECREF(res);
+    return rc;
+}
+
+/* legal.py's enough(): 1 when `limit` distinct plays are known, 0 not yet, -1 error */
+static int enum_enough(PlayList *e) {
+    if (!e->asked && e->g_n + e->extra >= e->limit - 1 && enum_ask_points(e) < 0) return -1;
+    return e->asked && e->g_n + e->extra >= e->limit;
+}
+
+/* legal.py's emit with help cards: whether the leaf x is a legal play (1), not (0), or -1 on error. The
+ * play must take a card from the hand, and the copies beyond the hand (from the help pile) must lie
+ * in groups of an arrangement of the table and the play (a cover of its own, not the list's boxes) */
+static int help_leaf(PlayList *e) {
+    long long need[NT], whole[NT], x[NT];
+    int from_hand = 0, from_help = 0;
+    for (int c = 0; c < NT; c++) {
+        long long h = e->x[c] < e->hand[c] ? e->x[c] : e->hand[c];
+        from_hand |= h != 0;
+        need[c] = e->x[c] - h;
+        from_help |= need[c] != 0;
+        whole[c] = e->base[c] + e->x[c];
+    }
+    if (!from_hand) return 0;
+    if (!from_help) return 1;
+    KeySet own = {0};
+    int r = help_cover(e, whole, whole, need, &own, x);
+    keyset_free(&own);
+    return r;
+}
+
+/* legal.py's branch(lo, hi): some play of the box, as counts over base in child; 1 found, 0 none, -1 error */
+static int enum_branch(PlayList *e, const long long *lo, const long long *hi, long long *child) {
+    long long sol[NT], need[NT];
+    int any = 0;
+    if (e->help)
+        for (int c = 0; c < NT; c++) {
+            need[c] = e->x[c] > e->hand[c] ? e->x[c] - e->hand[c] : 0;
+            any |= need[c] != 0;
+        }
+    if (any) {
+        int r = help_cover(e, lo, hi, need, e->failed, sol);
+        if (r == 1)
+            for (int c = 0; c < NT; c++) child[c] = sol[c] - e->base[c];
+        return r;
+    }
+    int r = enum_feasible(e, lo, hi, sol);
+    if (r == 1)
+        for (int c = 0; c < NT; c++) child[c] = e->x[c] + sol[c];
+    return r;
+}
+
+/* legal.py's dfs(i, witness): 1 stop, 0 go on, -1 error */
+static int enum_dfs(PlayList *e, int i, const long long *witness) {
+    if (i == e->n_types) {
+        int any = 0;
+        for (int c = 0; c < NT && !any; c++) any = e->x[c] != 0;
+        if (any) {
+            int64_t v[NT];
+            for (int c = 0; c < NT; c++) v[c] = e->x[c];
+            if (!vec_in(e->found, e->found_n, v)) {
+                int r = e->help ? help_leaf(e) : 1;
+                if (r < 0) return -1;
+                if (r) {
+                    if (vec_push(&e->found, &e->found_n, &e->found_cap, v) < 0) return -1;
+                    e->extra += !vec_in(e->g, e->g_n, v);
+                }
+            }
+        }
+        return enum_enough(e);
+    }
+    const int c = e->types[i];
+    e->rest[c] = 0;
+    int stop = 0;
+    long long child[NT], lo[NT], hi[NT];
+    for (long long k = e->avail[c]; k >= 0; k--) {
+        if (e->nodes >= e->max_nodes || e->left < 1) {
+            stop = e->gave_up = 1;
+            break;
+        }
+        e->nodes++;
+        e->x[c] = k;
+        const long long *next = witness;
+        if (k != witness[c]) {
+            for (int t = 0; t < NT; t++) {
+                lo[t] = e->base[t] + e->x[t];
+                hi[t] = lo[t] + e->rest[t];
+            }
+            int r = enum_branch(e, lo, hi, child);
+            if (r < 0) return -1;
+            if (r == 0) continue;
+            next = child;
+        }
+        int r = enum_dfs(e, i + 1, next);
+        if (r < 0) return -1;
+        if (r) {
+            stop = 1;
+            break;
+        }
+    }
+    e->x[c] = 0;
+    e->rest[c] = e->avail[c];
+    return stop;
+}
+
+/* enumerate_plays(base, avail, hand, types, witness, ace, mjpm, need_group, min_open, decks, jokers,
+ *                 max_nodes, question_work, left, fresh, limit, asked, guaranteed, points)
+ * -> (found, stopped, gave_up, left, fresh) */
+static PyObject *py_enumerate_plays(PyObject *self, PyObject *args) {
+    PyObject *obase, *oavail, *ohand, *otypes, *owit, *oguar, *points;
+    PlayList e;
+    memset(&e, 0, sizeof e);
+    KeySet failed = {0};
+    e.failed = &failed;
+    long long wit[NT];
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiiiLLpipOO", &obase, &oavail, &ohand, &otypes, &owit, &e.ace, &e.mjpm,
+                          &e.need_group, &e.min_open, &e.decks, &e.jokers, &e.max_nodes, &e.question_work, &e.left,
+                          &e.fresh, &e.limit, &e.asked, &oguar, &points))
+        return NULL;
+    if (read_vec(obase, e.base, "base") < 0 || read_vec(oavail, e.avail, "avail") < 0 ||
+        read_vec(owit, wit, "witness") < 0)
+        return NULL;
+    e.help = ohand != Py_None;
+    if (e.help && read_vec(ohand, e.hand, "hand") < 0) return NULL;
+    if (!PyCallable_Check(points)) { PyErr_SetString(PyExc_TypeError, "_dp.enumerate_plays: points must be callable"); return NULL; }
+    if (e.max_nodes < 1) { PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: max_nodes must be >= 1"); return NULL; }
+    PyObject *seq = PySequence_Fast(otypes, "_dp.enumerate_plays: types must be a sequence");
+    if (!seq) return NULL;
+    e.n_types = (int)PySequence_Fast_GET_SIZE(seq);
+    int bad = e.n_types > NT;
+    for (int i = 0; i < e.n_types && !bad; i++) {
+        long t = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        bad = t < 0 || t >= NT;
+        if (!bad) e.types[i] = (int)t;
+    }
+    Py_DECREF(seq);
+    if (bad) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: types must be card indices");
+        return NULL;
+    }
+    for (int i = 0; i < e.n_types; i++) e.rest[e.types[i]] = e.avail[e.types[i]];
+    e.points = points;
+    PyObject *res = NULL, *found = NULL;
+    seq = PySequence_Fast(oguar, "_dp.enumerate_plays: guaranteed must be a sequence");
+    if (!seq) return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long long v[NT];
+        int64_t w[NT];
+        if (read_vec(PySequence_Fast_GET_ITEM(seq, i), v, "guaranteed play") < 0) goto done;
+        for (int c = 0; c < NT; c++) w[c] = v[c];
+        if (!vec_in(e.g, e.g_n, w) && vec_push(&e.g, &e.g_n, &e.g_cap, w) < 0) goto done;
+    }
+    int stopped = enum_dfs(&e, 0, wit);
+    if (stopped < 0) goto done;
+    found = PyList_New(e.found_n);
+    if (!found) goto done;
+    for (int i = 0; i < e.found_n; i++) {
+        PyObject *b = PyByteArray_FromStringAndSize((const char *)e.found[i], sizeof(int64_t) * NT);
+        if (!b) goto done;
+        PyList_SET_ITEM(found, i, b);
+    }
+    res = Py_BuildValue("OiiLi", found, stopped, e.gave_up, e.left, e.fresh);
+done:
+    Py_DECREF(seq);
+    Py_XDECREF(found);
+    PyMem_Free(e.g);
+    PyMem_Free(e.found);
+    keyset_free(&failed);
+    return res;
+}

@@ -1,0 +1,109 @@
+"""The extension's enumeration of a bounded legal-play list gives what the Python enumeration gives.
+
+``legal._C_ENUMERATION`` runs a bounded list's depth-first pass (and, with help cards, the search for
+the groups that hold the help copies) in the extension; False runs the Python pass that exact lists
+use. Both must list the same plays in the same order, after the same oracle work, on every kind of
+position: crowded tables, jokers, opening requirements, help cards, tight and default budgets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from game_positions import crowded_positions
+from machiavelli_env.agents.base import PLAY_LIST_BUDGET, turn_from_state
+from machiavelli_env.agents.registry import make_agent
+
+from machiavelli_env import game, legal, oracle
+from machiavelli_env.oracle import dp
+from machiavelli_env.rules import Rules
+
+TIGHT = legal.ListBudget(nodes=7, question_work=50, by_card_work=300, points_work=100, total_work=900)
+WIDE = legal.ListBudget(nodes=200, question_work=2_000, total_work=60_000)
+BUDGETS = (PLAY_LIST_BUDGET, TIGHT, WIDE)
+ENUMERATED: list[int] = []  # a list whose pass the extension ran (some lists need no pass)
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, *args, **kwargs) -> tuple[tuple[list[bytes], int], ...]:
+    """(plays, work) of the same list from the extension's pass and from the Python one, each from
+    cleared list caches."""
+    out = []
+    calls = []
+    real = oracle.api.enumerate_plays_within
+    monkeypatch.setattr(oracle.api, "enumerate_plays_within", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for in_c in (True, False):
+        monkeypatch.setattr(legal, "_C_ENUMERATION", in_c)
+        legal.clear_caches()
+        before = dp.work()
+        plays = legal.legal_plays(*args, **kwargs)
+        out.append(([p.tobytes() for p in plays], dp.work() - before))
+        if not in_c:
+            assert not calls  # the Python pass asked the extension for none
+        elif len(calls) == 1:
+            ENUMERATED.append(1)
+        calls.clear()
+    monkeypatch.setattr(oracle.api, "enumerate_plays_within", real)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("preset", ["classic", "jokers2", "ace_both_ends", "ace_wrap"])
+def test_the_extension_lists_what_the_python_enumeration_lists_on_crowded_tables(
+    monkeypatch: pytest.MonkeyPatch, preset: str
+) -> None:
+    positions = crowded_positions(preset, games=2, seed=6300, other="hoarder", every=3, min_table=12)
+    assert len(positions) >= 5
+    bound = 0
+    ENUMERATED.clear()
+    for table, hand, rules in positions:
+        for limit in (32, 6):
+            exact = [p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)]
+            for budget in BUDGETS:
+                c, py = _both(monkeypatch, table, hand, rules, limit=limit, budget=budget)
+                assert c == py
+                bound += c[0] != exact
+    assert bound > 0  # some budget binds: the pass's give-up paths are compared too
+    assert ENUMERATED
+
+
+@pytest.mark.parametrize("preset", ["opening_points36", "opening_group", "help_cards", "spanish_maquiavelo_help"])
+def test_the_extension_lists_what_the_python_enumeration_lists_for_openings_and_help_cards(
+    monkeypatch: pytest.MonkeyPatch, preset: str
+) -> None:
+    rules = Rules.load(preset)
+    kinds = ["greedy", "random", "hoarder"][: rules.players]
+    agents = [make_agent(kind, rules, seed=i) for i, kind in enumerate(kinds)]
+    unopened = with_help = 0
+    ENUMERATED.clear()
+    for seed in (7200, 7201):
+        state = game.new_game(rules, seed)
+        moves = 0
+        while not state.done and moves < 90:
+            p = state.current
+            if moves % 2 == 0:
+                help_ = state.help if game.help_usable(state, p) else None
+                unopened += not state.opened[p]
+                with_help += help_ is not None and bool(help_.any())
+                for budget in (PLAY_LIST_BUDGET, TIGHT):
+                    c, py = _both(monkeypatch, state.table, state.hands[p], rules, opened=bool(state.opened[p]),
+                                  limit=32, help=help_, budget=budget)
+                    assert c == py
+            monkeypatch.setattr(legal, "_C_ENUMERATION", True)
+            state = game.step(state, np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64))
+            moves += 1
+    assert unopened > 0
+    assert ENUMERATED
+    if "help" in preset:
+        assert with_help >= 5
+
+
+def test_the_extensions_enumeration_rejects_bad_arguments() -> None:
+    rules = Rules.load("classic")
+    zero = np.zeros(53, dtype=np.int64)
+    common = dict(max_nodes=5, question_work=10, left=100, fresh=False, limit=4, asked=False, guaranteed=[],
+                  points=lambda left, fresh: (None, left, fresh))
+    with pytest.raises(ValueError, match="types must be card indices"):
+        oracle.api.enumerate_plays_within(zero, zero, [53], zero, rules, **common)
+    with pytest.raises(ValueError, match="must be 53 integers"):
+        oracle.api.enumerate_plays_within(zero[:5], zero, [0], zero, rules, **common)
+    with pytest.raises(TypeError, match="points must be callable"):
+        oracle.api.enumerate_plays_within(zero, zero, [0], zero, rules, **{**common, "points": None})
