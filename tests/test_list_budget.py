@@ -9,6 +9,7 @@ from machiavelli_env.agents.base import DRAW, turn_from_state
 from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game, legal, oracle
+from machiavelli_env.cards import to_counts
 from machiavelli_env.oracle import dp
 from machiavelli_env.rules import Rules
 
@@ -124,6 +125,31 @@ def test_capped_questions_answer_as_the_exact_oracle_or_give_up() -> None:
         oracle.solve_within(table, hi, w, rules, 10**9)
         assert oracle.search_work() > before
     assert gave_up >= 6
+
+
+# a 57-card joker table and a 47-card hand where one stage of the forward pass holds tens of thousands of
+# entries: a best-plays-by-card question capped at 10,000 units had run to 55,292 before giving up
+_BIG_STAGE = (
+    "AS 2S 3S 3S 4S 4S 5S 5S 6S 6S 7S 8S 9S 10S 10S JS AH 2H 2H 3H 5H 6H 7H 8H 9H 10H 10H AD 2D 3D 4D 5D 7D "
+    "7D 8D 9D 10D JD KD KD AC 3C 4C 6C 6C 7C 8C 8C 9C 9C 10C 10C JC KC KC JK JK",
+    "AS 2S 7S 8S 9S JS QS QS KS KS AH 3H 4H 4H 6H 7H 8H 9H JH JH QH KH KH 2D 3D 4D 5D 6D 6D 8D 9D 10D JD QD "
+    "QD AC 2C 2C 3C 5C 5C 7C JC QC QC JK JK",
+)
+
+
+def test_a_capped_question_gives_up_close_to_its_cap_and_a_list_close_to_its_total() -> None:
+    rules = Rules.load("classic_jokers")
+    table, hand = (to_counts(text) for text in _BIG_STAGE)
+    for cap in (600, 3_000, 10_000):
+        before = dp.work()
+        with pytest.raises(oracle.WorkLimitReached):
+            oracle.best_plays_by_card_within(table, table + hand, rules, cap)
+        assert cap < dp.work() - before <= cap + 100  # the entries of one expansion past the cap at most
+    budget = legal.ListBudget()
+    legal.clear_caches()
+    before = dp.work()
+    legal.legal_plays(table, hand, rules, limit=32, budget=budget)
+    assert dp.work() - before <= budget.total_work + 100
 
 
 def test_capped_questions_count_the_relaxation_the_same_after_any_history() -> None:

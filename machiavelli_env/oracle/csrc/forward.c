@@ -315,6 +315,9 @@ static int run_forward(Query *q, long budget, int edges) {
                     ed[ed_n++] = (Edge){(int32_t)i, to, sc->tr, sc->w};
                 }
             }
+            /* a capped question gives up as soon as its entries pass the cap, not at the stage's end:
+             * one stage of a big hand over a joker table can hold tens of thousands of entries */
+            if (g_cap_at && g_work + en_n > g_cap_at) { g_work += en_n; return -6; }
         }
         mask = nmask;
         anyS = nanyS;
