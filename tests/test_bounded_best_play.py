@@ -112,7 +112,7 @@ def test_rounded_relaxation_bounds_the_optimum_and_its_point_lies_in_the_box(pre
     for table, hand, rules in positions:
         ones = np.ones(53, dtype=np.int64)
         exact = oracle.best_play(table, hand, rules, arrange=False)
-        counts, bound, _ = dp.ilp_rounded(table, table + hand, ones, rules)
+        counts, bound, _, _ = dp.ilp_rounded(table, table + hand, ones, rules)
         assert bound >= exact.value  # a proven upper bound
         assert np.all(counts >= 0) and np.all(counts <= hand)
         if int(counts.sum()) == bound and oracle.repack(table, counts, rules) is not None:
@@ -138,27 +138,56 @@ def _arranges(play: oracle.Play, table: np.ndarray, rules: Rules) -> bool:
     return is_valid_arrangement(play.melds, rules) and to_counts(cards).tolist() == (table + play.counts).tolist()
 
 
+def _big_hand(preset: str, cards: tuple[str, str]) -> tuple[Rules, np.ndarray, np.ndarray, int, ilp.Relaxation]:
+    """(rules, table, hand, the programme's max-cards value, the rounded relaxation) of a position."""
+    rules = Rules.load(preset)
+    table, hand = (to_counts(parse_cards(text)) for text in cards)
+    ones = np.ones(53, dtype=np.int64)
+    expected = ilp.solve_bounds(table, table + hand, ones, rules).value  # the programme alone
+    return rules, table, hand, expected, dp.ilp_rounded(table, table + hand, ones, rules)
+
+
+def _no_programme(*args: object) -> None:
+    raise AssertionError("the integer programme was asked")
+
+
 def test_the_relaxations_whole_melds_completed_by_the_search_settle_a_big_hand_without_the_programme(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rules = Rules.load("classic_jokers")
-    table, hand = (to_counts(parse_cards(text)) for text in _WHOLE)
-    ones = np.ones(53, dtype=np.int64)
-    expected = ilp.solve_bounds(table, table + hand, ones, rules).value  # the programme alone
-    relaxed = dp.ilp_rounded(table, table + hand, ones, rules)
+    rules, table, hand, expected, relaxed = _big_hand("classic_jokers", _WHOLE)
     assert int(relaxed.counts.sum()) == relaxed.bound == expected == 53  # the rounded point is worth the bound...
     x = table + relaxed.counts
     with pytest.raises(oracle.WorkLimitReached):  # ...but the search cannot tell whether it is a partition
         oracle.solve_within(x, x, np.zeros(53, dtype=np.int64), rules, HOARDER_SEARCH_WORK, sweep="down")
     assert relaxed.whole and is_valid_arrangement(relaxed.whole, rules)
-
-    def no_programme(*args: object) -> None:
-        raise AssertionError("the integer programme was asked")
-
-    monkeypatch.setattr(dp, "ilp_solve", no_programme)
+    monkeypatch.setattr(dp, "ilp_solve", _no_programme)
     got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
     assert got.value == expected
     assert _arranges(got, table, rules)
+
+
+_ROUND_UP = ("3S AH JH AD 3D JD AC 3C JC",
+             "AS AS 2S 4S 4S 5S 6S 6S 7S 8S 8S JS QS QS KS AH 2H 2H 3H 4H 5H 5H 6H 7H 9H 9H 10H JH QH KH KH 2D 3D "
+             "4D 5D 6D 7D 8D 9D 9D QD KD KD 2C 3C 4C 4C 5C 6C 9C 10C JC KC JK JK")
+
+
+def test_the_relaxations_point_rounded_up_where_it_holds_fractions_settles_a_big_hand_without_the_programme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rules, table, hand, expected, relaxed = _big_hand("jokers2", _ROUND_UP)
+    assert relaxed.bound == expected == int(relaxed.counts.sum()) + 1 == 54  # rounded down: one card short
+    assert relaxed.fractions.sum() > 0 and (relaxed.fractions[table + relaxed.counts >= table + hand] == 0).all()
+    ones = np.ones(53, dtype=np.int64)
+    completion = oracle.api._completion(table, table + hand, ones, rules, HOARDER_SEARCH_WORK, relaxed.whole)
+    assert completion is None or completion.value < expected  # the completion does not reach it either
+    monkeypatch.setattr(dp, "ilp_solve", _no_programme)
+    got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
+    assert got.value == expected
+    assert (got.counts <= hand).all()
+    assert _arranges(got, table, rules)
+    monkeypatch.setattr(oracle.api, "ROUND_UP_DIVE", 0)  # without the dive the programme is asked
+    with pytest.raises(AssertionError, match="the integer programme was asked"):
+        oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
 
 
 def test_a_completion_short_of_the_bound_is_the_programmes_first_incumbent(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -170,7 +170,7 @@ def ilp_solve(
 
 
 def ilp_rounded(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules):
-    """:func:`machiavelli_env.oracle.ilp.rounded_relaxation`'s ``Relaxation(counts, bound, whole)``,
+    """:func:`machiavelli_env.oracle.ilp.rounded_relaxation`'s ``Relaxation(counts, bound, whole, fractions)``,
     or ``None`` (no optimum, or highspy not installed)."""
     try:
         from . import ilp
@@ -191,8 +191,10 @@ ILP_RACE_WORK = 10_000
 REPACK_BRANCH = 31
 #: relaxations a dive on the relaxation may ask for an arrangement of a repack still open
 #: (:func:`lp.arrangement`; 0: no dive). On 114 recorded repacks that the search's second race
-#: had left to HiGHS, 15 arranges 43 (about 0.5 ms each) and 60 arranges 46
-REPACK_DIVE = 15
+#: had left to HiGHS, 15 arranges 43 (about 0.5 ms each) and 60 arranges 46. A 65-card whole-hand
+#: repack with wrap and three jokers (two a meld), which HiGHS took 290-400 ms to arrange, needs
+#: 30; on the 1,066 recorded repacks that reach these steps 60 costs no more in all than 15
+REPACK_DIVE = 60
 
 
 def raw_solve(

@@ -260,11 +260,13 @@ class Relaxation(NamedTuple):
     ``counts``: the point's card counts rounded down, minus ``lo`` (``lo <= x <= hi``, not always
     a partition); ``bound``: a proven upper bound on ``weights @ (x' - lo)`` over every partition
     ``x'`` in the box; ``whole``: the melds the point takes whole, each as often as the rounded
-    down multiplicity of its column (together never more than ``hi``)."""
+    down multiplicity of its column (together never more than ``hi``); ``fractions``: what rounding
+    down took off each card type's count (53 floats in ``[0, 1)``; 0 where ``counts`` is at ``hi``)."""
 
     counts: np.ndarray
     bound: int
     whole: list[list[int]]
+    fractions: np.ndarray
 
 
 def rounded_relaxation(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules) -> Relaxation | None:
@@ -307,7 +309,9 @@ def rounded_relaxation(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rule
     x = np.clip(np.floor(z[:NUM_TYPES] + 1e-9).astype(np.int64), lo, hi)
     times = np.floor(z[NUM_TYPES:] + 1e-9).astype(np.int64)
     whole = [list(ml.cards[usable[m]]) for m in np.flatnonzero(times > 0) for _ in range(int(times[m]))]
-    return Relaxation(x - lo, bound, whole)
+    fractions = np.where(x < hi, np.clip(z[:NUM_TYPES] - x, 0.0, None), 0.0)
+    fractions[fractions < 1e-6] = 0.0
+    return Relaxation(x - lo, bound, whole, fractions)
 
 
 def _start_columns(melds: list[list[int]], usable: np.ndarray, ml: MeldList) -> np.ndarray | None:
