@@ -431,10 +431,7 @@ def _rounded_up(
             x[list(types)] += 1
             found = lp.arrangement(x, params, ROUND_UP_DIVE)
             if found is not None:
-                from . import ilp  # loaded: the relaxation came from it
-
-                ordered = ilp.ordered_melds(rules)
-                return Play(x - lo, bound, [list(ordered[row.tobytes()]) for row in found])
+                return Play(x - lo, bound, dp.melds_in_order(found, rules))
             tries += 1
             if tries == ROUND_UP_TRIES:
                 return None

@@ -192,7 +192,7 @@ REPACK_BRANCH = 31
 #: relaxations a dive on the relaxation may ask for an arrangement of a repack still open
 #: (:func:`lp.arrangement`; 0: no dive). On 114 recorded repacks that the search's second race
 #: had left to HiGHS, 15 arranges 43 (about 0.5 ms each) and 60 arranges 46. A 65-card whole-hand
-#: repack with wrap and three jokers (two a meld), which HiGHS took 290-400 ms to arrange, needs
+#: repack with wrap and three jokers (two a meld), which HiGHS took 290-330 ms to arrange, needs
 #: 30; on the 1,066 recorded repacks that reach these steps 60 costs no more in all than 15
 REPACK_DIVE = 60
 
@@ -274,6 +274,15 @@ def _solve_noting_fallback(
 _OPEN = object()  # _open_repack: not settled
 
 
+def melds_in_order(rows: list[np.ndarray], rules: Rules) -> list[list[int]]:
+    """Melds given as rows of 53 counts (the LP's, :func:`lp.arrangement`) as lists of their cards in
+    order (runs in rank order, as :func:`machiavelli_env.oracle.ilp.ordered_melds` has them)."""
+    from . import ilp
+
+    ordered = ilp.ordered_melds(rules)
+    return [list(ordered[row.tobytes()]) for row in rows]
+
+
 def _open_repack(x: np.ndarray, rules: Rules, need_group: bool, down: bool):
     """A repack question (``lo == hi == x``) that the first race of the search and the LP refuter
     leave open, settled before the integer programme when one of these settles it; each is exact
@@ -300,19 +309,12 @@ def _open_repack(x: np.ndarray, rules: Rules, need_group: bool, down: bool):
     if REPACK_BRANCH and lp.branch_refutes(x, x, params, REPACK_BRANCH):
         return None
     if not need_group:
-        from . import ilp
-
-        ordered = ilp.ordered_melds(rules)
-
-        def in_order(rows: list[np.ndarray]) -> list[list[int]]:
-            return [list(ordered[row.tobytes()]) for row in rows]
-
         found = lp.arrangement(x, params, REPACK_DIVE) if REPACK_DIVE else None
         if found is not None:
-            return 0, np.zeros(NUM_TYPES, dtype=np.int64), in_order(found)
+            return 0, np.zeros(NUM_TYPES, dtype=np.int64), melds_in_order(found, rules)
         whole = lp.whole_melds(x, params)
         if whole is not None:
-            res = _repack_rest(x, in_order(whole), rules, ILP_RACE_WORK)
+            res = _repack_rest(x, melds_in_order(whole, rules), rules, ILP_RACE_WORK)
             if res is not None:
                 return res
     for mirrored in (down, not down):
@@ -535,15 +537,14 @@ def capped_feasible(
 
 def capped_enumeration(
     base: np.ndarray, avail: np.ndarray, hand: np.ndarray | None, types: list[int], witness: np.ndarray, rules: Rules,
-    need_group: bool,
-    min_open: int, max_nodes: int, question_work: int, left: int, fresh: bool, limit: int, asked: bool,
-    guaranteed: list[np.ndarray], points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
+    need_group: bool, min_open: int, max_nodes: int, question_work: int, left: int, fresh: bool, limit: int,
+    asked: bool, guaranteed: list[np.ndarray], points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
 ) -> tuple[list[np.ndarray], bool, bool, int, bool]:
     """The depth-first pass of a bounded legal-play list run by the extension (``_dp.enumerate_plays``):
     each branch question as :func:`capped_feasible` asks it, within ``min(question_work, left)``; ``hand``
-    when ``avail`` holds help cards (``None`` otherwise)
-    Returns the plays found (counts over ``base``), whether the pass stopped, whether a question or the
-    node bound gave up, the work left and whether the relaxation is still to be started afresh."""
+    when ``avail`` holds help cards (``None`` otherwise). Returns the plays found (counts over
+    ``base``), whether the pass stopped, whether a question or the node bound gave up, the work left
+    and whether the relaxation is still to be started afresh."""
     ace, mjpm, decks, jokers = rules_params(rules)
     found, stopped, gave_up, left, fresh = _dp.enumerate_plays(
         base, avail, hand, types, witness, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(max_nodes),

@@ -196,21 +196,28 @@ static void arr_note_answer(const Query *q, PyObject *res) {
 static PyObject *run_solve_melds(Query *q, int rc, int want_melds);
 static PyObject *run_solve(Query *q, int rc) { return run_solve_melds(q, rc, 1); }
 
+/* solve_query for a question set up in q, the last search's sizes counted afresh; *mirrored as there
+ * (g_mirror then holds the query that answered) */
+static int solve_counted(Query *q, int *mirrored, int32_t *value, int32_t *path, int *J) {
+    last_states = last_pruned = last_nodes = 0;
+    probe_exp = 0;
+    int r = solve_query(q, &g_mirror, mirrored, value, path, J);
+    if (r > 0) last_mirrored = *mirrored;
+    return r;
+}
+
 static PyObject *run_solve_melds(Query *q, int rc, int want_melds) {
     PyObject *res = NULL;
     if (rc < 0) goto done;
     if (rc == 4) { res = Py_None; Py_INCREF(res); goto done; }
     if (rc > 0) { res = PyLong_FromLong(rc); goto done; }
-    last_states = last_pruned = last_nodes = 0;
-    probe_exp = 0;
     int32_t value, path[MAXST];
     int J;
     int mirrored;
-    int r = solve_query(q, &g_mirror, &mirrored, &value, path, &J);
+    int r = solve_counted(q, &mirrored, &value, path, &J);
     if (r == -6) { res = PyLong_FromLong(5); goto done; } /* over the work cap */
     if (r < 0) { set_err(r); goto done; }
     if (r == 0) { res = Py_None; Py_INCREF(res); goto done; }
-    last_mirrored = mirrored;
     res = result_tuple(mirrored ? &g_mirror : q, (long)value - q->base, path, J, want_melds, q->lo, mirrored);
 done:
     return res;

@@ -324,7 +324,6 @@ static int run_forward(Query *q, long budget, int edges) {
         int boundary = s == 4 || (s == 3 && (q->P[p].flags & F_NOGROUP));
         if (boundary && g_prune && !edges && en_n - b >= 24) last_pruned += prune_dominated(b, en_n);
         if (budget && (long)(en_n + ed_n) > budget) { g_work += en_n; return 1; }
-        if (g_cap_at && g_work + en_n > g_cap_at) { g_work += en_n; return -6; }
     }
     ed_layer[q->nst] = ed_n;
     layer_start[q->nst + 1] = en_n;

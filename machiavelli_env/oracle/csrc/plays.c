@@ -7,13 +7,6 @@
  * the list gives up are the same.
  * Compiled as part of ../_dp.c (one translation unit). */
 
-/* the rank-reversed card of c (2 <-> K, 3 <-> Q, ...; aces and the joker stay): api.MIRROR */
-static inline int mirror_card(int c) {
-    if (c == JOKER) return c;
-    int r = c % 13;
-    return r == 0 ? c : c - r + 13 - r;
-}
-
 typedef struct {
     long long base[NT], avail[NT], x[NT], rest[NT];
     long long hand[NT]; /* with help cards (help = 1): the hand, so that x - hand is what the help pile gives */
@@ -84,10 +77,9 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
     long long mlo[NT], mhi[NT];
     if (mirror)
         for (int c = 0; c < NT; c++) {
-            mlo[mirror_card(c)] = lo[c];
-            mhi[mirror_card(c)] = hi[c];
+            mlo[MIRROR_CARD(c)] = lo[c];
+            mhi[MIRROR_CARD(c)] = hi[c];
         }
-    static const int mirror_ace[5] = {1, 0, 2, 3, 4};
     g_charge_mode = 1;
     if (e->fresh) {
         up_clear(sig_n > SIG_MAX / 2);
@@ -105,20 +97,17 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
     } else {
         g_cap_at = g_work + (unsigned long long)cap;
         g_charge_relax = 1;
-        last_states = last_pruned = last_nodes = 0;
-        probe_exp = 0;
         int32_t value, path[MAXST];
         int J, mirrored;
-        int r = solve_query(q, &g_mirror, &mirrored, &value, path, &J);
+        int r = solve_counted(q, &mirrored, &value, path, &J);
         if (r < 0) out = 2; /* over the cap (-6), or a full memo: a MemoryError that capped_feasible gives up on */
         else if (r == 0) out = 0;
         else {
-            last_mirrored = mirrored;
             uint8_t x[NT];
             if (replay(mirrored ? &g_mirror : q, path, J, x, NULL, mirrored) < 0) out = -1;
             else {
                 for (int c = 0; c < NT; c++) {
-                    int m = mirror ? mirror_card(c) : c;
+                    int m = mirror ? MIRROR_CARD(c) : c;
                     sol[c] = (long long)x[m] - q->lo[m];
                 }
                 out = 1;

@@ -183,6 +183,9 @@ static void mem_use(int d) {
 }
 static int last_mirrored = 0; /* the last solve's answer came from the mirrored sweep */
 
+/* the ace mode of the rank-reversed position: aces low <-> high, the others stay */
+static const int mirror_ace[5] = {ACE_HIGH, ACE_LOW, ACE_LOW_OR_HIGH, ACE_BOTH, ACE_WRAP};
+
 /* the rank-reversed query of q (2 <-> K, 3 <-> Q, ...; the ace stays; aces low <-> high): every
  * valid meld maps to a valid meld, so it has the same optimum. Returns setup_query's code. */
 static int mirror_query(const Query *q, Query *m) {
@@ -193,7 +196,6 @@ static int mirror_query(const Query *q, Query *m) {
         hi[mc] = q->hi[c];
         w[mc] = q->w[c];
     }
-    static const int mirror_ace[5] = {ACE_HIGH, ACE_LOW, ACE_LOW_OR_HIGH, ACE_BOTH, ACE_WRAP};
     int r = setup_query(m, lo, hi, w, mirror_ace[q->ace], q->mjpm, q->need_group, 0, q->decks, q->jokers);
     m->cap = q->cap;
     m->rise = q->rise;
