@@ -61,8 +61,9 @@ _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
-#: bounded lists run their enumeration in the extension
-#: (:func:`~machiavelli_env.oracle.api.enumerate_plays_within`), which gives the same plays as the Python
+#: lists run their enumeration in the extension (bounded ones
+#: :func:`~machiavelli_env.oracle.api.enumerate_plays_within`, exact ones
+#: :func:`~machiavelli_env.oracle.api.enumerate_plays`), which gives the same plays as the Python
 #: ``dfs`` without a Python call per branch question; False runs the Python one (the tests compare them)
 _C_ENUMERATION = True
 
@@ -405,14 +406,17 @@ _LAST_BEST: list = []  # [key, answer] of the last full-schedule best_play quest
 _BRANCH: dict[tuple, bytes | None] = {}
 
 
-def _feasible_in(lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict) -> np.ndarray | None:
+def _feasible_in(
+    lo: np.ndarray, hi: np.ndarray, rules: Rules, info: RulesInfo, kw: dict, raced: bool = False
+) -> np.ndarray | None:
     """:func:`_feasible_query`'s answer (a fresh array), or None; cached. Swept from the king down:
-    see the module's notes on speed."""
+    see the module's notes on speed. ``raced``: the question's first steps have run in the
+    extension and settled nothing (:func:`~machiavelli_env.oracle.api.feasible_after_race`)."""
     key = (info.key, bool(kw), lo.tobytes() + hi.tobytes())  # kw follows from the rules and opening
     if key in _BRANCH:
         hit = _BRANCH[key]
         return None if hit is None else np.frombuffer(hit, dtype=np.int64).copy()
-    counts = _feasible_query(lo, hi, rules, kw)
+    counts = oracle.feasible_after_race(lo, hi, rules, **kw) if raced else _feasible_query(lo, hi, rules, kw)
     if len(_BRANCH) >= _BRANCH_SIZE:
         _BRANCH.clear()
     _BRANCH[key] = None if counts is None else counts.tobytes()
@@ -540,10 +544,52 @@ def legal_plays(
     return plays
 
 
+#: exact lists on joker tables (no help pile, no opening) of hands with at most this many card types
+#: first try :func:`_short_list`; 0 never (the lists are the same either way). With jokers the per-card
+#: pass costs 1-6 ms and most lists of random play hold fewer than ``limit`` plays; without jokers the
+#: pass costs about 0.1 ms, and on hands of more types most lists are full (the short pass is wasted)
+_SHORT_FIRST = 14
+#: :func:`_short_list` gives up after this many branches (0: no bound; a count, so the list is the
+#: same either way)
+_SHORT_NODES = 0
+
+
+def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, limit: int) -> list[np.ndarray] | None:
+    """Every legal play, sorted, when there are at most ``limit`` of them; ``None`` when there are
+    more (the list is then :func:`legal_plays`' subset, which needs the oracle's per-card pass).
+
+    When all legal plays fit in the list, the list is all of them whatever the per-card pass would
+    answer, so they are found by the extension's depth-first pass alone, over every held card type
+    from the empty play (the table is a partition), each branch question exact; it stops at the
+    ``limit + 1``-th play found."""
+    types = [int(c) for c in np.flatnonzero(h)]
+    if not types:
+        return []
+    found, stopped, _ = oracle.enumerate_plays(
+        t, h, types, _ZERO, rules, limit=limit + 1, asked=True, guaranteed=[], points=_NO_POINTS,
+        feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True), max_nodes=_SHORT_NODES)
+    if stopped:
+        return None
+    plays = [x.copy() for x in found]
+    plays.sort(key=lambda y: _order_key(y, info.points))
+    for y in plays:
+        _remember(info, False, t, y, True)
+    return plays
+
+
+def _NO_POINTS(left: int, fresh: bool) -> tuple[None, int, bool]:  # never called: `asked` is set
+    raise AssertionError("the max-points play is not asked for in a short list")
+
+
 def _legal_plays(
     t: np.ndarray, h: np.ndarray, hp: np.ndarray | None, rules: Rules, info: RulesInfo, opening: bool, limit: int,
     budget: ListBudget | None,
 ) -> list[np.ndarray]:
+    if (budget is None and hp is None and not opening and rules.jokers and _C_ENUMERATION
+            and np.count_nonzero(h) <= _SHORT_FIRST):
+        short = _short_list(t, h, rules, info, limit)
+        if short is not None:
+            return short
     base = _ZERO if opening else t
     kw = _opening_kw(rules, opening)
     ones = info.ones
@@ -693,10 +739,27 @@ def _legal_plays(
         ask.gave_up = ask.gave_up or gave_up
         return stop
 
+    def exact_dfs() -> bool:
+        # dfs(0, top) for an exact list, run by the extension (the same branches and plays; the
+        # questions its own first steps leave come back to _feasible_in)
+        def points(left: int, fresh: bool) -> tuple[np.ndarray | None, int, bool]:
+            ask_points()
+            return (points_play[0] if points_play else None), left, fresh
+
+        more, stop, _ = oracle.enumerate_plays(
+            base, avail, types, top, rules, limit=limit, asked=asked, guaranteed=[*guaranteed, *points_play],
+            points=points, feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, kw, raced=True),
+            hand=None if hp is None else h, **kw)
+        found.extend(more)
+        return stop
+
     # more than `limit` plays may be known before the enumeration starts (the guaranteed entries)
     stopped = enough()
     if not stopped and types and top is not None:
-        stopped = bounded_dfs() if budget is not None and _C_ENUMERATION else dfs(0, top)
+        if not _C_ENUMERATION:
+            stopped = dfs(0, top)
+        else:
+            stopped = bounded_dfs() if budget is not None else exact_dfs()
 
     if not stopped and not ask.gave_up:
         plays = found  # every legal play (at most `limit`)

@@ -30,3 +30,18 @@ def crowded_positions(
             state = game.step(state, np.asarray(agents[state.current].act(turn), dtype=np.int64))
             n += 1
     return out
+
+
+def big_hand_positions(
+    preset: str, games: int, *, seed: int, extra: int = 10, every: int = 4, min_table: int = 12
+) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
+    """:func:`crowded_positions` (against random) with ``extra`` more unseen cards dealt into each
+    hand (seeded): the big hands of a policy that keeps its cards, whose legal-play lists are full."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for table, hand, rules in crowded_positions(preset, games, seed=seed, every=every, min_table=min_table):
+        unseen = np.array([rules.copies(c) for c in range(len(hand))], dtype=np.int64) - table - hand
+        pool = np.repeat(np.arange(len(hand)), np.maximum(unseen, 0))
+        drawn = rng.choice(pool, size=min(extra, len(pool)), replace=False)
+        out.append((table, hand + np.bincount(drawn, minlength=len(hand)), rules))
+    return out

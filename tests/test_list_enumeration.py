@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from game_positions import crowded_positions
+from game_positions import big_hand_positions, crowded_positions
 from machiavelli_env.agents.base import PLAY_LIST_BUDGET, turn_from_state
 from machiavelli_env.agents.registry import make_agent
 
@@ -107,3 +107,104 @@ def test_the_extensions_enumeration_rejects_bad_arguments() -> None:
         oracle.api.enumerate_plays_within(zero[:5], zero, [0], zero, rules, **common)
     with pytest.raises(TypeError, match="points must be callable"):
         oracle.api.enumerate_plays_within(zero, zero, [0], zero, rules, **{**common, "points": None})
+
+
+def _exact_both(monkeypatch: pytest.MonkeyPatch, *args, **kwargs) -> tuple[list[bytes], list[bytes]]:
+    """The same exact list from the extension's pass and from the Python one, each from cleared caches."""
+    out = []
+    for in_c in (True, False):
+        monkeypatch.setattr(legal, "_C_ENUMERATION", in_c)
+        legal.clear_caches()
+        out.append([p.tobytes() for p in legal.legal_plays(*args, **kwargs)])
+    monkeypatch.setattr(legal, "_C_ENUMERATION", True)
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "spanish_comodines", "ace_wrap", "jokers2"])
+def test_exact_lists_from_the_extension_equal_the_python_enumeration(monkeypatch: pytest.MonkeyPatch,
+                                                                    preset: str) -> None:
+    # crowded tables and big hands, so that lists are full, questions reach the LP and the rest of
+    # the oracle's schedule, and joker lists take the short pass as well as the per-card one
+    positions = big_hand_positions(preset, games=2, seed=6400, extra=6)
+    assert len(positions) >= 4
+    calls = []
+    real_short = legal._short_list
+    monkeypatch.setattr(legal, "_short_list", lambda *a: calls.append(1) or real_short(*a))
+    full = 0
+    for table, hand, rules in positions:
+        for limit in (32, 6):
+            c, py = _exact_both(monkeypatch, table, hand, rules, limit=limit)
+            assert c == py
+            full += len(c) == limit
+    assert full > 0
+    # joker lists of hands of few card types try the short pass first
+    short = [np.count_nonzero(hand) <= legal._SHORT_FIRST for _, hand, _ in positions]
+    assert len(calls) == (2 * sum(short) if Rules.load(preset).jokers else 0)  # two limits, C pass only
+
+
+@pytest.mark.parametrize("preset", ["opening_points36", "opening_group", "help_cards", "spanish_maquiavelo_help"])
+def test_exact_lists_from_the_extension_equal_the_python_enumeration_for_openings_and_help_cards(
+    monkeypatch: pytest.MonkeyPatch, preset: str
+) -> None:
+    rules = Rules.load(preset)
+    kinds = ["greedy", "random", "hoarder"][: rules.players]
+    agents = [make_agent(kind, rules, seed=i) for i, kind in enumerate(kinds)]
+    unopened = with_help = 0
+    for seed in (7300, 7301):
+        state = game.new_game(rules, seed)
+        moves = 0
+        while not state.done and moves < 90:
+            p = state.current
+            if moves % 2 == 0:
+                help_ = state.help if game.help_usable(state, p) else None
+                unopened += not state.opened[p]
+                with_help += help_ is not None and bool(help_.any())
+                c, py = _exact_both(monkeypatch, state.table, state.hands[p], rules, opened=bool(state.opened[p]),
+                                    limit=32, help=help_)
+                assert c == py
+            state = game.step(state, np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64))
+            moves += 1
+    assert unopened > 0
+    if "help" in preset:
+        assert with_help >= 5
+
+
+def test_a_short_joker_list_is_every_legal_play_and_a_long_one_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the short pass lists every play when they fit in the list, and gives up (None) when they do
+    # not; either way legal_plays gives what the per-card path gives
+    positions = big_hand_positions("classic_jokers", games=1, seed=6500, extra=3, every=2)
+    short = fell_back = 0
+    for table, hand, rules in positions:
+        for limit in (32, 4):
+            legal.clear_caches()
+            got = legal._short_list(table, hand, rules, legal.rules_info(rules), limit)
+            monkeypatch.setattr(legal, "_SHORT_FIRST", 0)
+            c, py = _exact_both(monkeypatch, table, hand, rules, limit=limit)
+            monkeypatch.setattr(legal, "_SHORT_FIRST", 14)
+            assert c == py
+            if got is None:
+                fell_back += 1
+                assert len(c) == limit
+            else:
+                short += 1
+                assert [p.tobytes() for p in got] == c and len(c) <= limit
+    assert short > 0 and fell_back > 0
+
+
+def test_an_exact_pass_raises_what_its_feasibility_callback_raises() -> None:
+    rules = Rules.load("classic_jokers")
+    table = np.zeros(53, dtype=np.int64)
+    hand = np.zeros(53, dtype=np.int64)
+    hand[[0, 1, 2, 3, 13, 26, 52]] = 1
+
+    def refuse(lo: np.ndarray, hi: np.ndarray) -> None:
+        raise RuntimeError("no answer here")
+
+    old = oracle.lp.set_race_work(0)  # every question goes to the callback
+    try:
+        with pytest.raises(RuntimeError, match="no answer here"):
+            oracle.api.enumerate_plays(table, hand, [0, 1, 2, 3, 13, 26, 52], np.zeros(53, dtype=np.int64), rules,
+                                       limit=8, asked=True, guaranteed=[],
+                                       points=lambda left, fresh: (None, left, fresh), feasible=refuse)
+    finally:
+        oracle.lp.set_race_work(old)

@@ -548,6 +548,40 @@ def enumerate_plays_within(
                                  question_work, left, fresh, limit, asked, guaranteed, points)
 
 
+def enumerate_plays(
+    base: np.ndarray, avail: np.ndarray, types: list[int], witness: np.ndarray, rules: Rules, *, limit: int,
+    asked: bool, guaranteed: list[np.ndarray], points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
+    feasible: Callable[[np.ndarray, np.ndarray], np.ndarray | None], hand: np.ndarray | None = None,
+    need_group: bool = False, min_open_points: int = 0, max_nodes: int = 0,
+) -> tuple[list[np.ndarray], bool, bool]:
+    """The depth-first pass of an exact legal-play list (:func:`machiavelli_env.legal.legal_plays`
+    without a budget), run by the extension: :func:`enumerate_plays_within`'s pass with no cap, each
+    branch question answered exactly, as :func:`feasible` swept from the king down answers it. The
+    extension runs that schedule's first steps itself (the search's race and the LP refuter) and
+    calls ``feasible(lo, hi)`` (count vectors; the counts over ``lo`` of a partition in the box, or
+    ``None``) for the questions they leave, which :func:`feasible_after_race` answers. ``max_nodes``
+    > 0 stops the pass after that many branches (a count). Returns ``(found, stopped, cut)``: the plays,
+    whether the pass stopped (``limit`` reached, or cut at ``max_nodes``). The arguments must already
+    be valid int64 count vectors."""
+    def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
+        return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
+
+    return dp.exact_enumeration(base, avail, hand, types, witness, rules, need_group, int(min_open_points), limit,
+                                asked, guaranteed, points, ask, max_nodes)
+
+
+def feasible_after_race(
+    lo: np.ndarray, hi: np.ndarray, rules: Rules, *, need_group: bool = False, min_open_points: int = 0
+) -> np.ndarray | None:
+    """:func:`feasible`'s answer swept from the king down, for a question whose first steps (the
+    search's race and the LP refuter) have run and settled nothing: the rest of its schedule only.
+    The arguments must already be valid int64 count vectors."""
+    res = dp.raw_feasible(lo, hi, rules, need_group, int(min_open_points), True, raced=True)
+    if isinstance(res, int):
+        _raise_code(res, lo, hi, None, rules)
+    return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
+
+
 def best_plays_by_card_within(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, max_work: int, objective: str = "cards", *,
     need_group: bool = False, min_open_points: int = 0, fresh: bool = True,

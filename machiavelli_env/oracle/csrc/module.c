@@ -24,12 +24,12 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
                          lp_iters, "lp_refuted", lp_refuted, "lp_points", lp_points, "lp_narrowed", lp_narrowed, "last_probe", probe_exp, "last_states",
                          last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
                          "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
                          "last_relaxation_entries", (Py_ssize_t)(us_n + up_n), "suit_states", (Py_ssize_t)ss_n,
-                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted, "lp_capped", lp_capped);
+                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted, "lp_capped", lp_capped, "list_questions", enum_questions, "list_by_lp", enum_by_lp, "list_to_python", enum_to_python);
 }
 
 static PyObject *py_work(PyObject *self, PyObject *args) {

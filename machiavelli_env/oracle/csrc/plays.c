@@ -1,10 +1,15 @@
-/* plays.c: the depth-first enumeration of a bounded legal-play list (legal.py's _legal_plays with a
- * ListBudget), run here so that its branch questions pay no Python call each; with help cards, the
- * search for groups that hold the help copies (legal.py's _help_cover) too.
- * It follows the Python enumeration step for step: the same branches in the same order, each
- * branch's feasibility question asked as api.feasible_within asks it (swept from the king down,
- * capped by the question's work and what is left of the list's), so the plays, the work and where
- * the list gives up are the same.
+/* plays.c: the depth-first enumeration of a legal-play list (legal.py's _legal_plays), run here so
+ * that its branch questions pay no Python call each; with help cards, the search for groups that
+ * hold the help copies (legal.py's _help_cover) too.
+ * It follows the Python enumeration step for step: the same branches in the same order.
+ *  - A bounded list (a ListBudget) asks each branch's feasibility question as api.feasible_within
+ *    asks it (swept from the king down, capped by the question's work and what is left of the
+ *    list's), so the plays, the work and where the list gives up are the same.
+ *  - An exact list (exact = 1) asks each as api.feasible does: the search swept from the king down
+ *    for at most `race` expansions, then the LP refuter (its point read as a partition when the
+ *    question has no group or opening condition), and only what neither settles goes back to Python
+ *    (`feasible`: the rest of the oracle's exact schedule). Whether a box holds a play never
+ *    depends on which step answers, so the plays listed are those of the Python enumeration.
  * Compiled as part of ../_dp.c (one translation unit). */
 
 typedef struct {
@@ -20,6 +25,8 @@ typedef struct {
     int64_t (*found)[NT]; /* the plays emitted, found_n of them */
     int found_n, found_cap;
     PyObject *points; /* points(left, fresh) -> (counts | None, left, fresh): the max-points entry, asked once */
+    int exact, race; /* exact lists: no caps; the search's race before the LP refuter (lp.RACE_WORK) */
+    PyObject *feasible; /* exact lists: feasible(lo, hi) -> counts over lo | None, for what the race and LP leave */
     struct KeySet *failed; /* the boxes (lo, hi, need) the help cover found no arrangement of */
 } PlayList;
 
@@ -72,6 +79,7 @@ static void keyset_free(KeySet *s) {
 /* one branch question: some x in [lo, hi] partitioning into melds, within `cap` work.
  * 1 found (its counts over lo in sol), 0 none, 2 gave up (over the cap or the memo), -1 error */
 static int enum_question(PlayList *e, const long long *lo, const long long *hi, long long cap, long long *sol) {
+    const int charged = !e->exact; /* an exact list's race is the plain search's, as api.feasible runs it */
     static const long long zero[NT];
     const int mirror = !e->min_open;
     long long mlo[NT], mhi[NT];
@@ -80,8 +88,8 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
             mlo[MIRROR_CARD(c)] = lo[c];
             mhi[MIRROR_CARD(c)] = hi[c];
         }
-    g_charge_mode = 1;
-    if (e->fresh) {
+    g_charge_mode = charged;
+    if (charged && e->fresh) {
         up_clear(sig_n > SIG_MAX / 2);
         e->fresh = 0;
     }
@@ -96,7 +104,7 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
         out = -1;
     } else {
         g_cap_at = g_work + (unsigned long long)cap;
-        g_charge_relax = 1;
+        g_charge_relax = charged;
         int32_t value, path[MAXST];
         int J, mirrored;
         int r = solve_counted(q, &mirrored, &value, path, &J);
@@ -120,8 +128,55 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
     return out;
 }
 
+/* exact lists' questions since the module loaded: all of them, settled by the LP, left to Python */
+static unsigned long long enum_questions = 0, enum_by_lp = 0, enum_to_python = 0;
+
+/* an exact list's question (api.feasible's schedule): the race, the LP refuter, then Python.
+ * 1 found (counts over lo in sol), 0 none, -1 error */
+static int enum_exact(PlayList *e, const long long *lo, const long long *hi, long long *sol) {
+    enum_questions++;
+    if (e->race > 0) {
+        int r = enum_question(e, lo, hi, e->race, sol);
+        if (r != 2) return r;
+        enum_by_lp++;
+        LpSlot *L = lp_slot(e->ace, e->mjpm, e->jokers);
+        if (!L) { PyErr_NoMemory(); return -1; }
+        int l[NT], h[NT], x[NT];
+        for (int c = 0; c < NT; c++) {
+            l[c] = (int)lo[c];
+            h[c] = (int)hi[c];
+        }
+        const int want_point = !e->need_group && !e->min_open;
+        r = want_point ? lp_partition(L, l, h, e->ace, e->mjpm, e->decks, e->jokers, x) : lp_run(L, l, h, NULL, NULL, NULL);
+        if (r < 0) {
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            return -1;
+        }
+        if (r == 1) return 0;
+        if (r == 3) {
+            for (int c = 0; c < NT; c++) sol[c] = x[c] - lo[c];
+            return 1;
+        }
+        enum_by_lp--;
+    }
+    enum_to_python++;
+    int64_t a[NT], b[NT];
+    for (int c = 0; c < NT; c++) {
+        a[c] = lo[c];
+        b[c] = hi[c];
+    }
+    PyObject *res = PyObject_CallFunction(e->feasible, "y#y#", (const char *)a, (Py_ssize_t)sizeof a, (const char *)b,
+                                          (Py_ssize_t)sizeof b);
+    if (!res) return -1;
+    int out = 0;
+    if (res != Py_None) out = read_vec(res, sol, "feasible answer") < 0 ? -1 : 1;
+    Py_DECREF(res);
+    return out;
+}
+
 /* _Questions._capped around enum_question: the cap is the question's work or what is left, if less */
 static int enum_feasible(PlayList *e, const long long *lo, const long long *hi, long long *sol) {
+    if (e->exact) return enum_exact(e, lo, hi, sol);
     long long cap = e->question_work < e->left ? e->question_work : e->left;
     if (cap < 1) {
         e->gave_up = 1;
@@ -316,7 +371,7 @@ static int enum_dfs(PlayList *e, int i, const long long *witness) {
     int stop = 0;
     long long child[NT], lo[NT], hi[NT];
     for (long long k = e->avail[c]; k >= 0; k--) {
-        if (e->nodes >= e->max_nodes || e->left < 1) {
+        if (e->exact ? e->max_nodes && e->nodes >= e->max_nodes : e->nodes >= e->max_nodes || e->left < 1) {
             stop = e->gave_up = 1;
             break;
         }
@@ -346,8 +401,9 @@ static int enum_dfs(PlayList *e, int i, const long long *witness) {
 }
 
 /* enumerate_plays(base, avail, hand, types, witness, ace, mjpm, need_group, min_open, decks, jokers,
- *                 max_nodes, question_work, left, fresh, limit, asked, guaranteed, points)
- * -> (found, stopped, gave_up, left, fresh) */
+ *                 max_nodes, question_work, left, fresh, limit, asked, guaranteed, points[, race, feasible])
+ * -> (found, stopped, gave_up, left, fresh); with feasible (callable), an exact list: question_work and
+ * left are not read, and max_nodes 0 sets no bound on the branches */
 static PyObject *py_enumerate_plays(PyObject *self, PyObject *args) {
     PyObject *obase, *oavail, *ohand, *otypes, *owit, *oguar, *points;
     PlayList e;
@@ -355,17 +411,27 @@ static PyObject *py_enumerate_plays(PyObject *self, PyObject *args) {
     KeySet failed = {0};
     e.failed = &failed;
     long long wit[NT];
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiiiLLpipOO", &obase, &oavail, &ohand, &otypes, &owit, &e.ace, &e.mjpm,
+    PyObject *feasible = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiiiLLpipOO|iO", &obase, &oavail, &ohand, &otypes, &owit, &e.ace, &e.mjpm,
                           &e.need_group, &e.min_open, &e.decks, &e.jokers, &e.max_nodes, &e.question_work, &e.left,
-                          &e.fresh, &e.limit, &e.asked, &oguar, &points))
+                          &e.fresh, &e.limit, &e.asked, &oguar, &points, &e.race, &feasible))
         return NULL;
+    if (feasible != Py_None) {
+        if (!PyCallable_Check(feasible)) {
+            PyErr_SetString(PyExc_TypeError, "_dp.enumerate_plays: feasible must be callable");
+            return NULL;
+        }
+        e.exact = 1;
+        e.feasible = feasible;
+        e.left = 1;
+    }
     if (read_vec(obase, e.base, "base") < 0 || read_vec(oavail, e.avail, "avail") < 0 ||
         read_vec(owit, wit, "witness") < 0)
         return NULL;
     e.help = ohand != Py_None;
     if (e.help && read_vec(ohand, e.hand, "hand") < 0) return NULL;
     if (!PyCallable_Check(points)) { PyErr_SetString(PyExc_TypeError, "_dp.enumerate_plays: points must be callable"); return NULL; }
-    if (e.max_nodes < 1) { PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: max_nodes must be >= 1"); return NULL; }
+    if (e.max_nodes < (e.exact ? 0 : 1)) { PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: max_nodes must be >= 1"); return NULL; }
     PyObject *seq = PySequence_Fast(otypes, "_dp.enumerate_plays: types must be a sequence");
     if (!seq) return NULL;
     e.n_types = (int)PySequence_Fast_GET_SIZE(seq);
