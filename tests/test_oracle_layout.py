@@ -1,5 +1,6 @@
-"""The oracle's source layout: the C parts are all compiled, each says what it owns, and the Python
-modules import each other without a cycle."""
+"""The source layout: the oracle's C parts are all compiled and each says what it owns, and the
+Python modules of the oracle and of training import each other without a cycle (lazy imports
+inside functions included)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import ast
 import re
 from pathlib import Path
 
-ORACLE = Path(__file__).resolve().parent.parent / "machiavelli_env" / "oracle"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE = ROOT / "machiavelli_env" / "oracle"
 
 
 def _relative_imports(path: Path, known: set[str]) -> set[str]:
@@ -19,9 +23,14 @@ def _relative_imports(path: Path, known: set[str]) -> set[str]:
     return deps
 
 
-def test_oracle_python_modules_import_without_a_cycle() -> None:
-    modules = {p.stem: p for p in ORACLE.glob("*.py")}
-    graph = {name: _relative_imports(path, set(modules)) for name, path in modules.items()}
+def _module_graph(package: Path) -> dict[str, set[str]]:
+    modules = {p.stem: p for p in package.glob("*.py")}
+    return {name: _relative_imports(path, set(modules)) for name, path in modules.items()}
+
+
+@pytest.mark.parametrize("package", [ORACLE, ROOT / "training"], ids=["oracle", "training"])
+def test_python_modules_import_without_a_cycle(package: Path) -> None:
+    graph = _module_graph(package)
     done: set[str] = set()
 
     def visit(name: str, stack: tuple[str, ...]) -> None:
@@ -34,7 +43,12 @@ def test_oracle_python_modules_import_without_a_cycle() -> None:
 
     for name in sorted(graph):
         visit(name, ())
-    assert "api" not in graph["dp"] and "api" not in graph["result"]
+
+
+def test_the_oracle_api_sits_above_the_search_and_training_workers_above_rollouts() -> None:
+    oracle, training = _module_graph(ORACLE), _module_graph(ROOT / "training")
+    assert "api" not in oracle["dp"] and "api" not in oracle["result"]
+    assert "ray_rollouts" in training["workers"] and "rollout" in training["ray_rollouts"]
 
 
 def test_every_c_part_is_included_once_and_has_a_header() -> None:

@@ -13,7 +13,7 @@ ray = pytest.importorskip("ray")
 from machiavelli_env.agents.ppo import load_checkpoint  # noqa: E402
 from machiavelli_env.training.config import ConfigError, config_from_dict  # noqa: E402
 from machiavelli_env.training.ppo import train  # noqa: E402
-from machiavelli_env.training.rollout import WorkerGroup  # noqa: E402
+from machiavelli_env.training.workers import WorkerGroup  # noqa: E402
 
 TINY = {
     "name": "tiny_ray",
@@ -62,7 +62,7 @@ def test_ray_engine_gives_the_local_engines_weights(tmp_path, cluster):
 
 def test_ray_worker_errors_surface_with_the_traceback(cluster):
     from machiavelli_env.agents.ppo import PolicySpec
-    from machiavelli_env.training.rollout import WorkerError
+    from machiavelli_env.training.workers import WorkerError
 
     from machiavelli_env.rules import Rules
 

@@ -29,7 +29,7 @@ from machiavelli_env.rules import Rules, RulesError
 
 HEURISTICS = tuple(n for n in AGENT_NAMES if n not in ("human", "ppo"))
 REWARDS = ("env", "placement")  # ppo.reward: the terminal reward the learner is trained on
-ENGINES = ("local", "ray")  # rollout.engine (see training.rollout.WorkerGroup)
+ENGINES = ("local", "ray")  # rollout.engine (see training.workers.WorkerGroup)
 
 
 class ConfigError(ValueError):

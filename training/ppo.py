@@ -42,7 +42,8 @@ from torch import nn
 
 from .config import TrainConfig, load_config
 from .pool import self_play_prob
-from .rollout import WorkerGroup, to_numpy
+from .rollout import to_numpy
+from .workers import WorkerGroup
 
 CHECKPOINT = "checkpoint.pt"
 

@@ -88,7 +88,7 @@ class _RolloutActor:
 class RayWorkerGroup:
     """``workers`` rollout workers as Ray actors, on a local instance or the cluster at ``address``.
 
-    The same interface as :class:`~machiavelli_env.training.rollout.WorkerGroup` (``n``, ``local``
+    The same interface as :class:`~machiavelli_env.training.workers.WorkerGroup` (``n``, ``local``
     (always ``None``), ``call``, ``close``); worker ``w`` gets the same arguments and seeds as the
     local engine's worker ``w``, so a run gives the same weights on either engine for the same seed
     and worker count. A worker's exception is raised as ``WorkerError`` with its traceback.

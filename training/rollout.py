@@ -9,12 +9,10 @@ again at once, with a new seat and new opponents. Opponents (``random``, and ``p
 spec names no ``list_budget``) read exact legal-play lists here, as in runs made before bounded lists
 became the agents' default, so a config trains the same policy it did.
 
-:class:`WorkerGroup` runs ``workers`` of them: in this process when ``workers == 1``, else one
-spawned process each (pipes carry weights in and numpy batches out); with ``engine="ray"`` one
-Ray actor each, on a local Ray instance or the cluster at ``address``
-(:class:`~machiavelli_env.training.ray_rollouts.RayWorkerGroup`). Every worker's random
-numbers come from ``SeedSequence([seed, worker, first_update])``, so a run is reproducible for a
-given seed and worker count, and gives the same weights on either engine.
+:class:`~machiavelli_env.training.workers.WorkerGroup` runs ``workers`` of them, in processes or
+Ray actors. Every worker's random numbers come from ``SeedSequence([seed, worker, first_update])``,
+so a run is reproducible for a given seed and worker count, and gives the same weights on either
+engine.
 
 Rewards: the engine's (the rules' ``reward``), or with ``placement`` a reward for the learner's
 finishing place at the end of each game: the winner first, the others by fewest penalty points
@@ -25,8 +23,6 @@ With ``placement_weight`` w < 1 the two are mixed: ``(1 - w) * engine + w * plac
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,93 +248,5 @@ class RolloutWorker:
                 "penalty": a["mean_penalty_points"] * res["games"]}
 
 
-# ---------------------------------------------------------------------------------------------- processes
-def _worker_main(conn: Any, kwargs: dict[str, Any]) -> None:
-    torch.set_num_threads(1)
-    try:
-        worker = RolloutWorker(**kwargs)
-        conn.send(("ok", None))
-    except Exception:
-        conn.send(("error", traceback.format_exc()))
-        return
-    while True:
-        cmd, args = conn.recv()
-        if cmd == "close":
-            break
-        try:
-            conn.send(("ok", getattr(worker, cmd)(**args)))
-        except Exception:
-            conn.send(("error", traceback.format_exc()))
-
-
 class WorkerError(RuntimeError):
     """A rollout worker failed; the message carries its traceback."""
-
-
-ENGINES = ("local", "ray")
-
-
-class WorkerGroup:
-    """``workers`` rollout workers (in this process when ``workers == 1``); see the module docstring.
-
-    ``engine="ray"`` returns a :class:`~machiavelli_env.training.ray_rollouts.RayWorkerGroup` (same
-    interface) on the Ray cluster at ``address`` (default: a local instance).
-    """
-
-    def __new__(cls, workers: int, *, engine: str = "local", address: str | None = None, **kwargs: Any) -> Any:
-        if engine not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-        if engine == "ray":
-            from .ray_rollouts import RayWorkerGroup
-
-            return RayWorkerGroup(workers, address=address, **kwargs)
-        if address is not None:
-            raise ValueError("address applies only to engine='ray'")
-        return super().__new__(cls)
-
-    def __init__(self, workers: int, *, engine: str = "local", address: str | None = None, **kwargs: Any):
-        self.n = workers
-        self.local: RolloutWorker | None = None
-        self.procs: list[Any] = []
-        self.conns: list[Any] = []
-        if workers == 1:
-            self.local = RolloutWorker(worker=0, **kwargs)
-            return
-        ctx = mp.get_context("spawn")
-        for w in range(workers):
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(child, {**kwargs, "worker": w}), daemon=True)
-            proc.start()
-            self.procs.append(proc)
-            self.conns.append(parent)
-        self._gather()
-
-    def _gather(self) -> list[Any]:
-        out = []
-        for conn in self.conns:
-            status, value = conn.recv()
-            if status != "ok":
-                self.close()
-                raise WorkerError(f"rollout worker failed:\n{value}")
-            out.append(value)
-        return out
-
-    def call(self, cmd: str, args: list[dict[str, Any]]) -> list[Any]:
-        """Run ``cmd`` on every worker (``args[w]`` for worker ``w``); the results in worker order."""
-        if self.local is not None:
-            return [getattr(self.local, cmd)(**args[0])]
-        for conn, a in zip(self.conns, args, strict=True):
-            conn.send((cmd, a))
-        return self._gather()
-
-    def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(("close", {}))
-            except (BrokenPipeError, OSError):
-                pass
-        for proc in self.procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-        self.conns, self.procs = [], []
