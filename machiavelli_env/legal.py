@@ -26,10 +26,15 @@ Speed (every answer stays exact; the oracle decides every legality question):
   witness that spares the queries it already settles. The enumeration fixes the types in card
   order, so its deep branches differ in the top ranks: their questions are swept from the king
   down (``solve(..., sweep="down")``), which refutes them sooner;
-* a list bounded by a :class:`ListBudget` runs that enumeration in the oracle's extension
-  (:func:`~machiavelli_env.oracle.api.enumerate_plays_within`), with the help-card group search of
-  :func:`_help_cover`, so that a branch question costs no Python call; it asks the same questions
-  in the same order as the Python enumeration, which exact lists use;
+* the enumeration runs in the oracle's extension, with the help-card group search of
+  :func:`_help_cover`, so that a branch question costs no Python call. A list bounded by a
+  :class:`ListBudget` (:func:`~machiavelli_env.oracle.api.enumerate_plays_within`) asks the same
+  capped questions in the same order as the Python enumeration (``_C_ENUMERATION = False``); an
+  exact list (:func:`~machiavelli_env.oracle.api.enumerate_plays`) asks the LP relaxation first,
+  and only the questions it leaves go through the oracle's full schedule: the same plays;
+* an exact list on a joker table whose hand holds few card types first looks for every legal play
+  without the per-card pass (:func:`_short_list`): when they fit in ``limit`` they are the list,
+  whatever the pass would answer, and the pass costs milliseconds on joker tables;
 * small caches (cleared when full) hold recent :func:`legal_plays` answers, the answers to its
   branch questions (the same box comes back with another ``limit``, or after a draw that changed
   the hand only in card types the branch fixes), and which plays are known to be legal on which

@@ -556,10 +556,12 @@ def enumerate_plays(
 ) -> tuple[list[np.ndarray], bool, bool]:
     """The depth-first pass of an exact legal-play list (:func:`machiavelli_env.legal.legal_plays`
     without a budget), run by the extension: :func:`enumerate_plays_within`'s pass with no cap, each
-    branch question answered exactly, as :func:`feasible` swept from the king down answers it. The
-    extension runs that schedule's first steps itself (the search's race and the LP refuter) and
-    calls ``feasible(lo, hi)`` (count vectors; the counts over ``lo`` of a partition in the box, or
-    ``None``) for the questions they leave, which :func:`feasible_after_race` answers. ``max_nodes``
+    branch question answered exactly, as :func:`feasible` swept from the king down answers it
+    (whether the box holds a partition; which one may differ). The extension first asks the LP
+    refuter (its point read as a partition when it is one), then the search for
+    :data:`~machiavelli_env.oracle.dp.LIST_RACE_WORK` expansions, and calls ``feasible(lo, hi)``
+    (count vectors; the counts over ``lo`` of a partition in the box, or ``None``) for the
+    questions they leave, which :func:`feasible_after_race` answers. ``max_nodes``
     > 0 stops the pass after that many branches (a count). Returns ``(found, stopped, cut)``: the plays,
     whether the pass stopped (``limit`` reached, or cut at ``max_nodes``). The arguments must already
     be valid int64 count vectors."""
@@ -573,9 +575,9 @@ def enumerate_plays(
 def feasible_after_race(
     lo: np.ndarray, hi: np.ndarray, rules: Rules, *, need_group: bool = False, min_open_points: int = 0
 ) -> np.ndarray | None:
-    """:func:`feasible`'s answer swept from the king down, for a question whose first steps (the
-    search's race and the LP refuter) have run and settled nothing: the rest of its schedule only.
-    The arguments must already be valid int64 count vectors."""
+    """:func:`feasible`'s answer swept from the king down, for a question that the LP refuter and a
+    bounded search have settled nothing for: the rest of its schedule only (the steps after its
+    race and refuter). The arguments must already be valid int64 count vectors."""
     res = dp.raw_feasible(lo, hi, rules, need_group, int(min_open_points), True, raced=True)
     if isinstance(res, int):
         _raise_code(res, lo, hi, None, rules)

@@ -5,9 +5,9 @@
  *  - A bounded list (a ListBudget) asks each branch's feasibility question as api.feasible_within
  *    asks it (swept from the king down, capped by the question's work and what is left of the
  *    list's), so the plays, the work and where the list gives up are the same.
- *  - An exact list (exact = 1) asks each as api.feasible does: the search swept from the king down
- *    for at most `race` expansions, then the LP refuter (its point read as a partition when the
- *    question has no group or opening condition), and only what neither settles goes back to Python
+ *  - An exact list (exact = 1) asks each exactly: the LP refuter first (its point read as a
+ *    partition when the question has no group or opening condition), then the search swept from the
+ *    king down for at most `race` expansions, and only what neither settles goes back to Python
  *    (`feasible`: the rest of the oracle's exact schedule). Whether a box holds a play never
  *    depends on which step answers, so the plays listed are those of the Python enumeration.
  * Compiled as part of ../_dp.c (one translation unit). */
@@ -25,7 +25,7 @@ typedef struct {
     int64_t (*found)[NT]; /* the plays emitted, found_n of them */
     int found_n, found_cap;
     PyObject *points; /* points(left, fresh) -> (counts | None, left, fresh): the max-points entry, asked once */
-    int exact, race; /* exact lists: no caps; the search's race before the LP refuter (lp.RACE_WORK) */
+    int exact, race; /* exact lists: no caps; the search's expansions after the LP refuter (dp.LIST_RACE_WORK) */
     PyObject *feasible; /* exact lists: feasible(lo, hi) -> counts over lo | None, for what the race and LP leave */
     struct KeySet *failed; /* the boxes (lo, hi, need) the help cover found no arrangement of */
 } PlayList;
@@ -131,14 +131,13 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
 /* exact lists' questions since the module loaded: all of them, settled by the LP, left to Python */
 static unsigned long long enum_questions = 0, enum_by_lp = 0, enum_to_python = 0;
 
-/* an exact list's question (api.feasible's schedule): the race, the LP refuter, then Python.
- * 1 found (counts over lo in sol), 0 none, -1 error */
+/* an exact list's question: the LP refuter first (its point read as a partition when the question
+ * has no group or opening condition), then the search swept from the king down for at most `race`
+ * expansions, then Python (the rest of api.feasible's schedule). race < 0: neither step (the LP
+ * refuter is off). 1 found (counts over lo in sol), 0 none, -1 error */
 static int enum_exact(PlayList *e, const long long *lo, const long long *hi, long long *sol) {
     enum_questions++;
-    if (e->race > 0) {
-        int r = enum_question(e, lo, hi, e->race, sol);
-        if (r != 2) return r;
-        enum_by_lp++;
+    if (e->race >= 0) {
         LpSlot *L = lp_slot(e->ace, e->mjpm, e->jokers);
         if (!L) { PyErr_NoMemory(); return -1; }
         int l[NT], h[NT], x[NT];
@@ -147,17 +146,22 @@ static int enum_exact(PlayList *e, const long long *lo, const long long *hi, lon
             h[c] = (int)hi[c];
         }
         const int want_point = !e->need_group && !e->min_open;
-        r = want_point ? lp_partition(L, l, h, e->ace, e->mjpm, e->decks, e->jokers, x) : lp_run(L, l, h, NULL, NULL, NULL);
+        int r = want_point ? lp_partition(L, l, h, e->ace, e->mjpm, e->decks, e->jokers, x)
+                           : lp_run(L, l, h, NULL, NULL, NULL);
         if (r < 0) {
             if (!PyErr_Occurred()) PyErr_NoMemory();
             return -1;
         }
-        if (r == 1) return 0;
-        if (r == 3) {
+        if (r == 1 || r == 3) {
+            enum_by_lp++;
+            if (r == 1) return 0;
             for (int c = 0; c < NT; c++) sol[c] = x[c] - lo[c];
             return 1;
         }
-        enum_by_lp--;
+        if (e->race > 0) {
+            r = enum_question(e, lo, hi, e->race, sol);
+            if (r != 2) return r;
+        }
     }
     enum_to_python++;
     int64_t a[NT], b[NT];
