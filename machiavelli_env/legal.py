@@ -526,7 +526,24 @@ def legal_plays(
     calls. Left out are the entries 1-3 whose question gave up and the plays past the last branch
     considered (or beneath a branch whose question gave up); the rest of the order above holds.
     The default (``None``) lists exactly as described, which on a crowded table with a big hand
-    (jokers, several decks) can take seconds.
+    (jokers, several decks) can take hundreds of milliseconds.
+
+    Args:
+        table: card counts (53,) of the table, a valid table (it partitions into melds).
+        hand: card counts (53,) of the player's hand.
+        rules: the rules the plays must follow.
+        opened: whether the player has made the opening lay-down (under an opening rule, a player
+            who has not may only lay down melds from the hand, table untouched).
+        limit: the most plays listed (at least 1).
+        help: the face-up help pile (53,) when the player may use it, else ``None``.
+        budget: a :class:`ListBudget` bounding the oracle's effort, or ``None`` for the exact list.
+
+    Returns:
+        The plays as count vectors (53,) of int64, most cards first (see the order above).
+
+    Raises:
+        ValueError: ``limit`` below 1 or a bad count vector.
+        TypeError: ``budget`` is not a :class:`ListBudget`.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")

@@ -101,6 +101,23 @@ def solve(
     with opening points). Both are exact: whether there is an answer and its value are the same,
     though of several equally good plays they may return different ones. ``"down"`` is faster
     when what the question varies lies among the top ranks.
+
+    Args:
+        lo: the least count of each card type (53,).
+        hi: the most count of each card type (53,), ``hi >= lo``.
+        weights: the objective's weight of each card type (53 non-negative integers).
+        rules: the rules whose melds are valid.
+        need_group: ask for an arrangement with at least one group.
+        min_open_points: ask for melds worth at least this many opening points.
+        sweep: ``"up"`` or ``"down"``, where the search starts.
+
+    Returns:
+        The best play (:class:`~machiavelli_env.oracle.result.Play`: ``counts`` over ``lo``,
+        ``value``, ``melds``), or ``None`` when no ``x`` in the box partitions into melds.
+
+    Raises:
+        OracleError: a malformed count vector, ``lo > hi``, more copies than the pack holds, or a
+            bad ``sweep``.
     """
     down = _sweeps_down(sweep)
     if type(lo) is np.ndarray and type(hi) is np.ndarray and type(weights) is np.ndarray and weights.dtype is _INT64:
@@ -145,6 +162,20 @@ def feasible(
     and one such ``x``: no arrangement is built, and on hard boxes the LP relaxation may answer
     with its own point when that point takes whole melds (:mod:`.lp`). Which ``x`` is returned is
     not specified; whether one is never varies.
+
+    Args:
+        lo: the least count of each card type (53,).
+        hi: the most count of each card type (53,), ``hi >= lo``.
+        rules: the rules whose melds are valid.
+        need_group: ask for an arrangement with at least one group.
+        min_open_points: ask for melds worth at least this many opening points.
+        sweep: ``"up"`` or ``"down"``, where the search starts.
+
+    Returns:
+        The counts ``x - lo`` (53,) of some partition in the box, or ``None``.
+
+    Raises:
+        OracleError: a malformed count vector or a bad ``sweep``.
     """
     down = _sweeps_down(sweep)
     if int(min_open_points) < 0:
@@ -157,7 +188,19 @@ def feasible(
 
 
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
-    """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none."""
+    """An arrangement of ``table + play`` into valid melds, or ``None`` if there is none.
+
+    Args:
+        table: card counts (53,) on the table.
+        play: card counts (53,) added to it.
+        rules: the rules whose melds are valid.
+
+    Returns:
+        The melds (each a list of card indices, runs in rank order), or ``None``.
+
+    Raises:
+        OracleError: a malformed count vector or more copies than the pack holds.
+    """
     res = _direct_repack(table, play, rules)
     if res is NotImplemented:
         res = _direct_again(_direct_repack, table, play, rules)
@@ -183,6 +226,21 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
     ``arrange=False`` is for callers that need only the counts: the answer's ``melds`` may then be
     ``None``, and the oracle skips arranging a table it has arranged before when nothing can be
     played. The counts and value are the same either way.
+
+    Args:
+        table: card counts (53,) on the table, a valid table.
+        hand: card counts (53,) in the player's hand.
+        rules: the rules whose melds are valid.
+        objective: ``"cards"`` (most cards) or ``"points"`` (most hand points).
+        arrange: whether the answer carries the new table's melds.
+
+    Returns:
+        The :class:`~machiavelli_env.oracle.result.Play` (``counts`` from the hand, ``value``,
+        ``melds`` of the whole new table).
+
+    Raises:
+        OracleError: a malformed count vector, an unknown objective, or a table that cannot be
+            arranged.
     """
     # one call into the extension (rules found by identity, arrays read in place, the Play built
     # there); anything unusual (rules not seen yet, lists, another dtype or shape, a bad count, a
