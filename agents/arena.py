@@ -103,21 +103,33 @@ def play_game(
         state = after
     points = penalty_points(state)
     names = [a.name for a in agents]
-    rec = None
-    if record:
-        rec = {
-            "env": ENV_ID,
-            "rules": rules.to_dict(),
-            "seed": int(seed),
-            "seats": names,
-            "moves": moves,
-            "result": {"winner": state.winner, "result": state.result, "penalty_points": points},
-        }
+    rec = game_record(rules, seed, names, moves, state) if record else None
     return GameResult(
         seed=int(seed), seats=names, winner=state.winner, result=state.result, penalty_points=points,
         ranks=finishing_ranks(state.winner, points), turns=state.turn,
         rewards=[float(x) for x in state.rewards], record=rec,
     )
+
+
+def game_record(rules: Rules, seed: int, seats: Sequence[str], moves: list[dict[str, Any]],
+                final: game.State) -> dict[str, Any]:
+    """The record of a finished game (the one format of ``eval``/``league --records`` and ``serve``).
+
+    ``moves`` holds each move's ``turn``, ``player``, ``action`` (card string) and public ``event``.
+    The ``result`` carries ``winner``, ``result``, ``penalty_points``, ``ranks``
+    (:func:`finishing_ranks`) and ``turns``, the fields a league's ``games.jsonl`` line rates, so a
+    records file can be rated as it is (``training.ratings.compute_ratings``).
+    """
+    points = penalty_points(final)
+    return {
+        "env": ENV_ID,
+        "rules": rules.to_dict(),
+        "seed": int(seed),
+        "seats": [str(s) for s in seats],
+        "moves": moves,
+        "result": {"winner": final.winner, "result": final.result, "penalty_points": points,
+                   "ranks": finishing_ranks(final.winner, points), "turns": final.turn},
+    }
 
 
 def replay_states(record: dict[str, Any]) -> list[game.State]:

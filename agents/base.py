@@ -171,7 +171,7 @@ def _is_legal(state: game.State, player: int, play: np.ndarray) -> bool:
 
 #: The legal-play lists that ``random`` and ``ppo`` read on a turn that sets none (``Turn.list_budget``
 #: ``None``): bounded by the default :class:`~machiavelli_env.legal.ListBudget`, so that no decision
-#: waits on an exact list of a crowded joker table (docs/ENV.md, "Bounded lists"). The option
+#: waits on an exact list of a crowded joker table (docs/LEGAL_PLAYS.md, "Bounded lists"). The option
 #: ``exact_lists`` (``random[exact_lists=1]``) gives them exact lists.
 PLAY_LIST_BUDGET = legal.ListBudget()
 

@@ -25,7 +25,7 @@ class RandomAgent(Agent):
 
     A turn that sets no list budget is listed within :data:`~agents.base.PLAY_LIST_BUDGET`;
     ``exact_lists`` lists every turn exactly (the lists behind BENCHMARK.md's ladder; see
-    docs/ENV.md, "Bounded lists").
+    docs/LEGAL_PLAYS.md, "Bounded lists").
     """
 
     name = "random"

@@ -7,8 +7,10 @@ really was: the cards that left the player's hand, the melds it broke up (shown 
 and the ones it formed (outlined, the cards it added marked), a failed play's cards and its
 penalty draw, a draw's card; every player's hand is visible, since a replay comes after the fact.
 
-The game is re-simulated from its record (rules, seed and actions; :func:`agents.arena.replay_states`),
-so the page shows the engine's own states; a record that does not replay raises ``ValueError``.
+Cards, melds and the move highlighting are drawn by the script and stylesheet shared with the play
+page of ``machiavelli serve`` (:mod:`agents.tableview`). The game is re-simulated from its record
+(rules, seed and actions; :func:`agents.arena.replay_states`), so the page shows the engine's own
+states; a record that does not replay raises ``ValueError``.
 """
 
 from __future__ import annotations
@@ -18,82 +20,11 @@ import json
 import os
 from typing import Any
 
-import numpy as np
-
-from machiavelli_env.cards import card_name, from_counts, sort_key, to_counts
-from machiavelli_env.game import State
-from machiavelli_env.oracle import repack
-from machiavelli_env.render import last_move, meld_order, move_text
-
 from .arena import replay_states
+from .gamerecords import RecordError
+from .tableview import card_css, card_js, step_view
 
 __all__ = ["html_command", "replay_data", "replay_html", "write_replay_html"]
-
-
-def _cards(counts: np.ndarray) -> list[int]:
-    return sorted(from_counts(np.maximum(counts, 0)), key=sort_key)
-
-
-def _step(before: State | None, after: State, move: dict[str, Any] | None, seats: list[str]) -> dict[str, Any]:
-    n = after.rules.players
-    melds = [meld_order(m) for m in after.melds]
-    step: dict[str, Any] = {
-        "turn": after.turn,
-        "game": after.game,
-        "current": after.current,
-        "stock": int(after.stock.size),
-        "done": bool(after.done),
-        "winner": after.winner,
-        "result": after.result,
-        "melds": melds,
-        "help": _cards(after.help),
-        "hands": [_cards(after.hands[p]) for p in range(n)],
-        "opened": [bool(x) for x in after.opened],
-        "scores": [int(x) for x in after.scores],
-    }
-    if move is None:
-        step["move"] = {"player": -1, "kind": "deal", "text": "the deal", "cards": [], "left": [], "drawn": [],
-                        "new_melds": [], "broken": [], "added": []}
-        return step
-    assert before is not None
-    mv = last_move(before, after, move.get("action") or None)
-    p = mv.player
-    same_deal = after.game == before.game
-    left = _cards(before.hands[p] - after.hands[p]) if same_deal else []
-    drawn = _cards(after.hands[p] - before.hands[p]) if same_deal else []
-    text = move_text(mv, seats)
-    if not same_deal:  # a match's game ended: ``after`` is the next deal; show how the finished game ended
-        step["move_final"] = _finished_game(before, mv, seats)
-    if drawn and not mv.ended and mv.kind in ("draw", "failed"):  # hands are public in a replay: name the cards
-        names = " ".join(card_name(c, symbols=True) for c in drawn)
-        text = f"{seats[p]} draws {names}" if mv.kind == "draw" else f"{text} ({names})"
-    step["move"] = {
-        "player": p,
-        "kind": mv.kind,
-        "text": text,
-        "cards": list(mv.cards),
-        "left": left,  # cards that left the hand (a play)
-        "drawn": drawn,  # cards taken from the stock (a draw, a failed play's penalty)
-        "new_melds": list(mv.new_melds),
-        "broken": [list(m) for m in mv.broken],
-        "added": _cards(mv.added),
-        "ended": mv.ended,
-        "event": mv.event,
-    }
-    return step
-
-
-def _finished_game(before: State, mv: Any, seats: list[str]) -> dict[str, Any]:
-    """The last table and the hands left of a game that a move ended (in a match, before the next deal)."""
-    table, hands = before.table, [before.hands[p].copy() for p in range(before.rules.players)]
-    melds = [meld_order(m) for m in before.melds]
-    if mv.kind == "play" and mv.cards:
-        played = to_counts(list(mv.cards))
-        arranged = repack(table, played, before.rules)
-        if arranged is not None:  # presentation only: one valid arrangement of the last table
-            melds = [meld_order(m) for m in arranged]
-        hands[mv.player] = np.maximum(hands[mv.player] - played, 0)
-    return {"game": before.game, "melds": melds, "hands": [_cards(h) for h in hands]}
 
 
 def replay_data(record: dict[str, Any]) -> dict[str, Any]:
@@ -105,9 +36,9 @@ def replay_data(record: dict[str, Any]) -> dict[str, Any]:
     seats = [str(s) for s in record["seats"]]
     rules = states[0].rules
     moves = record["moves"]
-    steps = [_step(None, states[0], None, seats)]
+    steps = [step_view(None, states[0], None, seats)]
     for move, before, after in zip(moves, states[:-1], states[1:], strict=True):
-        steps.append(_step(before, after, move, seats))
+        steps.append(step_view(before, after, move.get("action") or None, seats))
     last = states[-1]
     if last.winner >= 0:
         outcome = f"{seats[last.winner]} (player_{last.winner}) wins ({last.result})"
@@ -135,7 +66,7 @@ def replay_html(record: dict[str, Any], title: str | None = None) -> str:
         title = f"Machiavelli replay: game {data['game']} ({data['rules']}, {data['players']} players)"
     blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")  # nothing can close the script
     return (_TEMPLATE.replace("%%TITLE%%", html.escape(title)).replace("%%DATA%%", blob)
-            .replace("%%CSS%%", _CSS).replace("%%JS%%", _JS))
+            .replace("%%CSS%%", card_css() + _CSS).replace("%%JS%%", card_js() + _JS))
 
 
 def write_replay_html(record: dict[str, Any], path: str | os.PathLike[str], title: str | None = None) -> None:
@@ -190,7 +121,6 @@ _TEMPLATE = """<!DOCTYPE html>
 """
 
 _CSS = """
-:root { --felt: #1c5c3a; --felt-dark: #123f28; --gold: #ffc425; --red: #c81c28; --ink: #1c1c20; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.35 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--felt);
        color: #eef3ee; }
@@ -214,29 +144,6 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 330px; gap: 16px; pa
 #move-who { font-weight: 700; margin-right: .4em; }
 #status { color: #a9c8b4; margin-top: 6px; }
 #table, #broken, #help { display: flex; flex-wrap: wrap; gap: 10px 14px; min-height: 62px; }
-.meld { display: flex; padding: 4px; border-radius: 8px; border: 2px solid transparent; }
-.meld.new { border-color: var(--gold); background: rgba(255, 196, 37, .12); }
-.meld.gone { opacity: .75; }
-.meld.gone .card { filter: grayscale(.35); }
-.meld.gone::after { content: ""; }
-.card { width: 40px; height: 56px; border-radius: 6px; background: #fcfbf6; color: var(--ink);
-        border: 1px solid #8a8a84; display: inline-flex; flex-direction: column; align-items: flex-start;
-        padding: 2px 4px; font-weight: 700; font-size: 16px; line-height: 1.05; margin-right: 2px;
-        position: relative; user-select: none; }
-.card .s { font-size: 18px; }
-.card.red { color: var(--red); }
-.card.joker { color: #78289a; }
-.card.added { background: #fff3c4; border: 3px solid var(--gold); }
-.card.left { opacity: .45; border: 2px dashed #ffd86b; background: transparent; color: #fff; }
-.card.drawn { border: 3px solid #7fb0ff; box-shadow: 0 0 6px #7fb0ff; }
-.card.tried { border: 3px solid #ff5a46; }
-.meld.gone .card { text-decoration: line-through; }
-.card.mini { width: 16px; height: 22px; padding: 0; vertical-align: middle; margin: 0 3px 0 10px; font-size: 11px;
-             justify-content: center; align-items: center; }
-.added-demo { background: #fff3c4; border: 3px solid var(--gold); }
-.left-demo { opacity: .6; border: 2px dashed #ffd86b; background: transparent; }
-.drawn-demo { border: 3px solid #7fb0ff; }
-.tried-demo { border: 3px solid #ff5a46; }
 #hands .hand { display: grid; grid-template-columns: 230px 1fr; gap: 8px; align-items: center;
                padding: 6px 8px; border-radius: 8px; margin-bottom: 6px; background: rgba(0,0,0,.12); }
 #hands .hand.mover { outline: 2px solid var(--gold); }
@@ -266,35 +173,12 @@ _JS = r"""
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("replay-data").textContent);
-  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-  const SUITS = ["\u2660", "\u2665", "\u2666", "\u2663"];
+  const C = window.MachCards, card = C.card, take = C.take, bagOf = C.bagOf, meld = C.meld;
   const steps = data.steps;
   const $ = (id) => document.getElementById(id);
   let cur = 0;
 
-  function name(c) { return c === 52 ? "JK" : RANKS[c % 13] + SUITS[Math.floor(c / 13)]; }
   function seat(p) { return data.seats[p] + " (player_" + p + ")"; }
-
-  function card(c, cls) {
-    const el = document.createElement("span");
-    el.className = "card" + (c === 52 ? " joker" : (Math.floor(c / 13) === 1 || Math.floor(c / 13) === 2 ? " red" : ""))
-      + (cls ? " " + cls : "");
-    el.dataset.card = name(c);
-    if (c === 52) { el.innerHTML = "JK<span class='s'>\u2605</span>"; }
-    else { el.innerHTML = RANKS[c % 13] + "<span class='s'>" + SUITS[Math.floor(c / 13)] + "</span>"; }
-    return el;
-  }
-
-  // take one copy of c out of a multiset (array of counts by card); true if it was there
-  function take(bag, c) { if (bag[c] > 0) { bag[c] -= 1; return true; } return false; }
-  function bagOf(cards) { const b = new Array(53).fill(0); cards.forEach((c) => { b[c] += 1; }); return b; }
-
-  function meld(cards, cls, added) {
-    const el = document.createElement("div");
-    el.className = "meld" + (cls ? " " + cls : "");
-    cards.forEach((c) => el.appendChild(card(c, added && take(added, c) ? "added" : "")));
-    return el;
-  }
 
   function render() {
     const s = steps[cur], m = s.move;
@@ -317,20 +201,11 @@ _JS = r"""
     $("status").textContent = status;
 
     // the table: melds formed by this move outlined, the cards it added marked
-    const table = $("table");
-    table.replaceChildren();
-    const added = bagOf(m.added);
-    const fresh = new Set(m.new_melds);
-    s.melds.forEach((cards, i) => {
-      table.appendChild(meld(cards, fresh.has(i) ? "new" : "", fresh.has(i) ? added : null));
-    });
-    if (!s.melds.length) { table.textContent = "(empty)"; }
+    C.table($("table"), s.melds, m);
     $("table-count").textContent = s.melds.length
       ? "\u00b7 " + s.melds.reduce((a, x) => a + x.length, 0) + " cards in " + s.melds.length + " melds" : "";
 
-    const broken = $("broken");
-    broken.replaceChildren();
-    m.broken.forEach((cards) => broken.appendChild(meld(cards, "gone", null)));
+    C.broken($("broken"), m);
     $("broken-box").style.display = m.broken.length ? "block" : "none";
 
     const fin = s.move_final, finBox = $("final");
@@ -426,8 +301,6 @@ def html_command(record: dict[str, Any], path: str | os.PathLike[str]) -> str:
     Raises :class:`agents.replay.RecordError` naming the problem (a record that does not replay,
     a path that cannot be written); nothing is written then.
     """
-    from .replay import RecordError
-
     where = f"game {record.get('game')} (line {record.get('_line', '?')})"
     target = os.fspath(path)
     if not target or os.path.isdir(target):

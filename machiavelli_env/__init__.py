@@ -19,11 +19,16 @@ imports it first.
 from __future__ import annotations
 
 from importlib import import_module
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
 from typing import Any
 
 from .rules import Rules
 
-__version__ = "0.1.0"
+try:  # pyproject.toml's version, the one place it is written
+    __version__ = _dist_version("machiavelli-env")
+except PackageNotFoundError:  # a source tree on sys.path, never installed
+    __version__ = "0+unknown"
 
 _LAZY = {
     "env": ("env", "env"),

@@ -188,6 +188,12 @@ SUBCOMMANDS: list[Subcommand] = [
         "machiavelli_env.agents.replay:run_replay",
     ),
     Subcommand(
+        "serve",
+        "play against the agents in a browser (a local web page; the web extra)",
+        lambda p: _lazy("machiavelli_env.agents.web.cli:add_serve_arguments")(p),
+        "machiavelli_env.agents.web.cli:run_serve",
+    ),
+    Subcommand(
         "train",
         "PPO self-play training from a YAML config (checkpoints, logs, evaluations, learning curve)",
         lambda p: _lazy("machiavelli_env.training.cli:add_train_args")(p),

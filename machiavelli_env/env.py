@@ -320,6 +320,15 @@ class raw_env(AECEnv, EzPickle):
 
         Most cards first, then most points; see :func:`machiavelli_env.legal.legal_plays` for the
         subset kept when there are more than ``limit``.
+
+        Args:
+            agent: the player whose plays are listed (``"player_k"``); ``None``: the agent to move.
+            limit: the most plays returned; with at most ``limit`` legal plays, all of them.
+            budget: bounds the list's cost in the oracle's work count (:class:`machiavelli_env.legal.ListBudget`);
+                ``None``: the exact list.
+
+        Returns:
+            Count vectors over the 53 card types (int64, shape ``(53,)``), each a legal play.
         """
         return game.legal_plays(self._require_state(), self._index(agent), limit, budget)
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TEXT_SUFFIXES = {".md", ".py", ".yaml", ".yml", ".toml", ".txt", ".c", ".h", ".cfg", ".ini", ".rst", ".sh"}
 TEXT_NAMES = {"run", "Makefile"}  # .ci/run
 SKIP_DIRS = {".git", "node_modules", "__pycache__", "build", "dist", "runs", ".pytest_cache", ".ruff_cache",
-             ".hypothesis", "data"}
+             ".hypothesis", "data", "site"}  # site: the built documentation (mkdocs build)
 
 # Each pattern: what it catches. Case-insensitive unless it starts with (?-i).
 HISTORY_PATTERNS = {
@@ -59,7 +59,8 @@ def history_mentions(text: str) -> list[tuple[int, str, str]]:
 def test_the_scan_covers_the_project():
     files = {p.relative_to(ROOT).as_posix() for p in project_text_files()}
     for must in ("README.md", "CHANGELOG.md", "BENCHMARK.md", "docs/TRAINING.md", "docs/ORACLE_BENCHMARK.md",
-                 "configs/train/default.yaml", "machiavelli_env/env.py", "agents/replay.py"):
+                 "configs/train/default.yaml", "machiavelli_env/env.py", "agents/replay.py", "mkdocs.yml",
+                 "docs/index.md", "docs/notes/training-runs.md", "docs/notes/development-log-0.1.0.md"):
         assert must in files
 
 
