@@ -50,6 +50,7 @@ from .rules import Rules, RulesError
 __all__ = [
     "SUBCOMMANDS",
     "OracleUnavailable",
+    "RunStopped",
     "Subcommand",
     "UsageError",
     "EXIT_HELP",
@@ -69,6 +70,11 @@ class UsageError(Exception):
 
 class OracleUnavailable(Exception):
     """The compiled oracle backend is missing; ``main`` prints the message and exits with 1."""
+
+
+class RunStopped(Exception):
+    """A long run stopped for a reason outside its input (a worker process died); ``main`` prints
+    the message, which says how to go on, and exits with 1."""
 
 
 #: The exit status and error format of every subcommand (the epilog of every ``--help``).
@@ -245,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(runner(args) or 0)
     except UsageError as exc:
         return fail(2, str(exc))
-    except OracleUnavailable as exc:
+    except (OracleUnavailable, RunStopped) as exc:
         return fail(1, str(exc))
     except BrokenPipeError:  # e.g. `machiavelli solve --batch ... | head`
         return 0

@@ -63,7 +63,7 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     """Run ``machiavelli train``; bad input raises the CLI's ``UsageError``."""
-    from machiavelli_env.cli import UsageError
+    from machiavelli_env.cli import RunStopped, UsageError
 
     from .config import ConfigError, config_from_dict, load_config
 
@@ -89,6 +89,7 @@ def run_train(args: argparse.Namespace) -> int:
 
     from .ppo import train
     from .ray_rollouts import RayUnavailable
+    from .workers import WorkerError
 
     out = Path(args.out) if args.out else Path("runs") / cfg.name
     try:
@@ -97,6 +98,8 @@ def run_train(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except CheckpointError as exc:
         raise UsageError(f"init: {exc}") from None
+    except WorkerError as exc:  # a rollout worker died: one line, exit 1; --resume continues the run
+        raise RunStopped(str(exc)) from None
     print(f"done in {summary['elapsed_s']:.0f} s: {summary['updates']} updates, {summary['games_trained']} games; "
           f"weights {summary['final']}, curve {out / 'learning_curve.png'}")
     for row in summary["final_eval"]:

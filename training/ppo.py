@@ -42,7 +42,7 @@ from torch import nn
 
 from .config import TrainConfig, load_config
 from .pool import self_play_prob
-from .rollout import to_numpy
+from .rollout import from_numpy, to_numpy
 from .workers import WorkerGroup
 
 CHECKPOINT = "checkpoint.pt"
@@ -87,12 +87,36 @@ def evaluate_policy(workers: WorkerGroup, cfg: TrainConfig, players: int, games:
 
 
 def save_training_checkpoint(path: Path, model: nn.Module, optimizer: torch.optim.Optimizer, meta: dict,
-                             progress: dict, snapshots: dict[int, dict[str, torch.Tensor]]) -> None:
-    """A resumable checkpoint of tensors and plain values only (loads with ``torch.load(weights_only=True)``)."""
+                             progress: dict, snapshots: dict[int, dict[str, torch.Tensor]],
+                             workers: list[dict] | None = None) -> None:
+    """A resumable checkpoint of tensors and plain values only (loads with ``torch.load(weights_only=True)``).
+
+    ``workers``: each rollout worker's state (:meth:`training.rollout.RolloutWorker.get_state`), kept
+    with the trainer's torch random state, so that a resumed run goes on exactly as the run would
+    have: the same weights at the end as an uninterrupted run (same seed and worker count). Written
+    to a temporary file and renamed, so a run killed while saving keeps its previous checkpoint."""
     tmp = path.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "meta": meta,
-                "progress": progress, "snapshots": {str(k): v for k, v in snapshots.items()}}, tmp)
+    data = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "meta": meta,
+            "progress": progress, "snapshots": {str(k): v for k, v in snapshots.items()},
+            "torch_rng": torch.get_rng_state()}
+    if workers is not None:
+        data["workers"] = [_tensors_in(w) for w in workers]
+    torch.save(data, tmp)
     tmp.replace(path)
+
+
+def _tensors_in(worker: dict) -> dict:
+    """A worker state with its snapshot weights as tensors (what ``weights_only`` loading accepts)."""
+    snaps = {sid: {"rng": item["rng"], "weights": from_numpy(item["weights"])}
+             for sid, item in worker["snapshots"].items()}
+    return {**worker, "snapshots": snaps}
+
+
+def _arrays_in(worker: dict) -> dict:
+    """:func:`_tensors_in` undone: the snapshot weights as arrays, as the workers take them."""
+    snaps = {sid: {"rng": item["rng"], "weights": to_numpy(item["weights"])}
+             for sid, item in worker["snapshots"].items()}
+    return {**worker, "snapshots": snaps}
 
 
 def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_bar: bool = True,
@@ -104,7 +128,13 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
     players = rules.players
     ckpt_path = out / CHECKPOINT
     if resume and not ckpt_path.is_file():
-        raise FileNotFoundError(f"--resume: no {CHECKPOINT} in {out}")
+        if not (out / "config.json").is_file():
+            raise FileNotFoundError(f"--resume: no {CHECKPOINT} in {out}")
+        # a run stopped before its first checkpoint: it starts again from the beginning
+        log(f"--resume: {out} holds no {CHECKPOINT} yet; starting the run from update 0")
+        resume = False
+        for name in ("eval.jsonl", "train.jsonl"):
+            (out / name).unlink(missing_ok=True)
     if not resume and ckpt_path.is_file():
         raise FileExistsError(f"{out} already holds a run ({CHECKPOINT}); pass --resume or choose another --out")
     init_weights = None
@@ -137,12 +167,18 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.ppo.lr, eps=1e-5)
     snapshots: dict[int, dict[str, torch.Tensor]] = {}
     state = {"update": 0, "learner_steps": 0, "games": 0, "elapsed_s": 0.0, "next_snapshot": 0}
+    saved_workers: list[dict] | None = None
     if resume:
         data = torch.load(ckpt_path, map_location="cpu", weights_only=True)
         model.load_state_dict(data["model"])
         optimizer.load_state_dict(data["optimizer"])
         state.update(data["progress"])
         snapshots = {int(k): v for k, v in data["snapshots"].items()}
+        saved_workers = data.get("workers")
+        if saved_workers is not None and len(saved_workers) != cfg.rollout.workers:
+            log(f"the checkpoint holds {len(saved_workers)} rollout workers, the run now {cfg.rollout.workers}: "
+                "fresh workers (the weights will differ from an uninterrupted run)")
+            saved_workers = None
         for name in ("eval.jsonl", "train.jsonl"):  # drop lines written after the checkpoint
             f = out / name
             if f.is_file():
@@ -160,13 +196,19 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
         placement_weight=cfg.ppo.placement_weight, take_wins=cfg.rollout.take_wins,
         engine=cfg.rollout.engine, address=cfg.rollout.address,
     )
+    sent: list[set[int]] = [set() for _ in range(workers.n)]
+    if saved_workers is not None:
+        workers.call("set_state", [{"data": _arrays_in(w)} for w in saved_workers])
+        sent = [set(snapshots) for _ in range(workers.n)]  # the workers hold them already
+    if resume and "torch_rng" in data:
+        # last: building networks (the model, a worker in this process, its snapshots) draws from it
+        torch.set_rng_state(data["torch_rng"])
     pbar = None
     if progress_bar:
         from tqdm import tqdm
 
         pbar = tqdm(total=cfg.updates, initial=state["update"], desc=cfg.name, unit="update", dynamic_ncols=True)
     start = time.time() - state["elapsed_s"]
-    sent: list[set[int]] = [set() for _ in range(workers.n)]
 
     def write_jsonl(name: str, row: dict) -> None:
         with open(out / name, "a") as f:
@@ -302,7 +344,8 @@ def train(cfg: TrainConfig, out: str | Path, *, resume: bool = False, progress_b
             if state["update"] % cfg.eval.every == 0 and not last:
                 run_eval(state["update"], cfg.eval.games)
             if state["update"] % cfg.save_every == 0 or last:
-                save_training_checkpoint(ckpt_path, model, optimizer, meta, dict(state), snapshots)
+                save_training_checkpoint(ckpt_path, model, optimizer, meta, dict(state), snapshots,
+                                         workers.call("get_state", [{}] * workers.n))
 
         # ------------------------------------------------------------------ the end
         final = save_checkpoint(model, out / "final.safetensors", info={

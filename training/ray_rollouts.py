@@ -110,7 +110,8 @@ class RayWorkerGroup:
             return self.ray.get(refs)
         except self.ray.exceptions.RayError as exc:
             self.close()
-            raise self._error(f"rollout worker failed on Ray:\n{exc}") from None
+            raise self._error(f"rollout worker failed on Ray (the run's last checkpoint is intact: continue it "
+                              f"with --resume):\n{exc}") from None
 
     def call(self, cmd: str, args: list[dict[str, Any]]) -> list[Any]:
         """Run ``cmd`` on every worker (``args[w]`` for worker ``w``); the results in worker order."""

@@ -58,6 +58,15 @@ class _Slot:
     encoded: tuple | None = None  # the learner's encoded turn, when already computed
 
 
+def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """A generator's state as plain values (its bit generator's ``state`` dict)."""
+    return rng.bit_generator.state
+
+
+def _set_rng_state(rng: np.random.Generator, state: dict[str, Any]) -> None:
+    rng.bit_generator.state = state
+
+
 def placement_reward(state: game.State, seat: int) -> float:
     """The ``placement`` reward of ``seat`` in a finished game (see the module docstring)."""
     if state.truncated:
@@ -136,6 +145,52 @@ class RolloutWorker:
         if key.startswith(pool.SNAPSHOT):
             return self.snapshots[int(key[len(pool.SNAPSHOT):])]
         return self.bots[key]
+
+    # ------------------------------------------------------------------ resumable state
+    def get_state(self) -> dict[str, Any]:
+        """What a resumed run needs to go on exactly as this worker would: its random streams (its
+        own, and each opponent agent's), the games in progress and the snapshot policies seated in
+        them, as plain values and arrays (a training checkpoint stores them; see :meth:`set_state`).
+        The learner's weights are not included: the trainer sends them before every update."""
+        return {
+            "rng": _rng_state(self.rng),
+            "bots": {name: _rng_state(agent.rng) for name, agent in self.bots.items() if hasattr(agent, "rng")},
+            "latest": _rng_state(self.latest_agent.rng),
+            "snapshots": {str(sid): {"rng": _rng_state(agent.rng), "weights": to_numpy(agent.policy.state_dict())}
+                          for sid, agent in self.snapshots.items()},
+            "pool_ids": list(self.pool_ids),
+            "p_policy": self.p_policy,
+            "slots": [{"state": game.state_to_json(slot.state), "seat": slot.seat,
+                       "opponents": {str(q): key for q, key in slot.opponents.items()}} for slot in self.slots],
+        }
+
+    def set_state(self, data: dict[str, Any]) -> None:
+        """Continue from :meth:`get_state`'s record of a worker built with the same arguments
+        (``ValueError`` when it does not fit this worker: another number of games or players)."""
+        slots = data["slots"]
+        if len(slots) != len(self.slots):
+            raise ValueError(f"the saved worker held {len(slots)} games, this one {len(self.slots)}")
+        snapshots: dict[int, PPOAgent] = {}
+        for sid, item in data["snapshots"].items():
+            net = CandidatePolicy(self.spec)
+            net.load_state_dict(from_numpy(item["weights"]))
+            agent = PPOAgent(net, sample=True, seed=0, take_wins=self.take_wins, exact_lists=True)
+            _set_rng_state(agent.rng, item["rng"])
+            snapshots[int(sid)] = agent
+        restored = []
+        for item in slots:
+            state = game.state_from_json(item["state"])
+            if state.rules != self.rules:
+                raise ValueError("the saved games were played under other rules")
+            restored.append(_Slot(state, int(item["seat"]), {int(q): str(k) for q, k in item["opponents"].items()}))
+        _set_rng_state(self.rng, data["rng"])
+        for name, state in data["bots"].items():
+            _set_rng_state(self.bots[name].rng, state)
+        _set_rng_state(self.latest_agent.rng, data["latest"])
+        self.snapshots = snapshots
+        self.pool_ids = [int(i) for i in data["pool_ids"]]
+        self.p_policy = float(data["p_policy"])
+        self.slots = restored
 
     # ------------------------------------------------------------------ games
     def _deal(self) -> _Slot:

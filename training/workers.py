@@ -81,8 +81,17 @@ class WorkerGroup:
 
     def _gather(self) -> list[Any]:
         out = []
-        for conn in self.conns:
-            status, value = conn.recv()
+        for w, conn in enumerate(self.conns):
+            try:
+                status, value = conn.recv()
+            except (EOFError, OSError):  # the process is gone (killed, out of memory, ...)
+                proc = self.procs[w]
+                proc.join(timeout=5)
+                self.close()
+                raise WorkerError(
+                    f"rollout worker {w} (process {proc.pid}) stopped with exit code {proc.exitcode} in the middle "
+                    f"of an update; the run's last checkpoint is intact: continue it with --resume"
+                ) from None
             if status != "ok":
                 self.close()
                 raise WorkerError(f"rollout worker failed:\n{value}")
@@ -93,8 +102,12 @@ class WorkerGroup:
         """Run ``cmd`` on every worker (``args[w]`` for worker ``w``); the results in worker order."""
         if self.local is not None:
             return [getattr(self.local, cmd)(**args[0])]
-        for conn, a in zip(self.conns, args, strict=True):
-            conn.send((cmd, a))
+        for w, (conn, a) in enumerate(zip(self.conns, args, strict=True)):
+            try:
+                conn.send((cmd, a))
+            except OSError:  # a broken pipe: the process is gone; _gather names it
+                if self.procs[w].is_alive():
+                    raise
         return self._gather()
 
     def close(self) -> None:
