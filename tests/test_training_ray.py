@@ -100,3 +100,43 @@ def test_train_cli_address_runs_the_rollouts_on_the_cluster(tmp_path, cluster, c
     assert rc == 0
     assert '"engine": "ray"' in (tmp_path / "run" / "config.json").read_text()
     assert "done in" in capsys.readouterr().out
+
+
+def test_a_killed_ray_actor_stops_the_run_with_an_error_that_says_to_resume(tmp_path, cluster):
+    # a rollout actor gone mid-run (a node lost, the actor killed) stops the run with WorkerError,
+    # and --resume on a local engine continues the run from its last checkpoint to the same weights
+    from machiavelli_env.training import workers as workers_module
+    from machiavelli_env.training.workers import WorkerError
+
+    quiet = {"progress_bar": False, "log": lambda *_: None}
+    config = {**TINY, "updates": 3, "save_every": 1}
+    uninterrupted = train(config_from_dict(config), tmp_path / "local", **quiet)
+    remote = config_from_dict({**config, "rollout": {**TINY["rollout"], "engine": "ray", "address": cluster.address}})
+    real, calls = workers_module.WorkerGroup, []
+
+    def killing_group(*args, **kwargs):
+        group = real(*args, **kwargs)
+        call = group.call
+
+        def call_then_kill(cmd, args):
+            calls.append(cmd)
+            if cmd == "collect" and calls.count("collect") == 2:
+                ray.kill(group.actors[1])  # the second update's rollouts lose a worker
+            return call(cmd, args)
+
+        group.call = call_then_kill
+        return group
+
+    import machiavelli_env.training.ppo as ppo_module
+
+    ppo_module.WorkerGroup = killing_group
+    try:
+        with pytest.raises(WorkerError, match="--resume"):
+            train(remote, tmp_path / "ray", **quiet)
+    finally:
+        ppo_module.WorkerGroup = real
+    resumed = train(config_from_dict(config), tmp_path / "ray", resume=True, **quiet)
+    pl, _ = load_checkpoint(uninterrupted["final"])
+    pr, _ = load_checkpoint(resumed["final"])
+    for (k, x), (_, y) in zip(pl.state_dict().items(), pr.state_dict().items(), strict=True):
+        assert torch.equal(x, y), k
