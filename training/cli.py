@@ -53,6 +53,10 @@ def add_train_args(p: argparse.ArgumentParser) -> None:
                    help="number of PPO updates (overrides)")
     p.add_argument("--seed", type=int_arg(0), default=None, metavar="S",
                    help="random seed, >= 0 (overrides the config)")
+    p.add_argument("--seeds", type=int_arg(1, 1000), default=None, metavar="N",
+                   help="train N seeds (--seed, --seed + 1, ...) into --out/seed_S and write the mean learning "
+                        "curve with 95%% bootstrap intervals and the IQM of the final win rates (seeds.csv, "
+                        "seeds_final.csv, seeds.png); finished seeds are kept, interrupted ones resumed")
     p.add_argument("--engine", choices=("local", "ray"), default=None,
                    help="rollout workers as local processes or Ray actors (overrides rollout.engine; "
                         "the same weights either way)")
@@ -91,7 +95,24 @@ def run_train(args: argparse.Namespace) -> int:
     from .ray_rollouts import RayUnavailable
     from .workers import WorkerError
 
-    out = Path(args.out) if args.out else Path("runs") / cfg.name
+    seeds = getattr(args, "seeds", None)
+    out = Path(args.out) if args.out else Path("runs") / (cfg.name if seeds is None else f"{cfg.name}_seeds")
+    if seeds is not None:
+        from .multiseed import run_seeds
+
+        try:
+            final = run_seeds(cfg, out, seeds, progress_bar=not args.no_progress)
+        except (FileExistsError, FileNotFoundError, RayUnavailable) as exc:
+            raise UsageError(str(exc)) from None
+        except CheckpointError as exc:
+            raise UsageError(f"init: {exc}") from None
+        except WorkerError as exc:
+            raise RunStopped(f"{exc} (the finished seeds are kept: run the same command again)") from None
+        for opp, f in final.items():
+            print(json.dumps({"opponent": opp, "seeds": f["seeds"], "win_rates": [round(w, 4) for w in f["win_rates"]],
+                              "iqm": round(f["iqm"], 4), "iqm_ci95": [round(x, 4) for x in f["iqm_ci95"]]}))
+        print(f"curves: {out / 'seeds.csv'}, {out / 'seeds_final.csv'}, {out / 'seeds.png'}")
+        return 0
     try:
         summary = train(cfg, out, resume=args.resume, progress_bar=not args.no_progress)
     except (FileExistsError, FileNotFoundError, RayUnavailable) as exc:
