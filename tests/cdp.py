@@ -1,5 +1,5 @@
 """Headless Chromium driven over the DevTools protocol, for the browser tests of the replay viewer
-(tests/test_replay_html.py) and of the play page (tests/test_web.py).
+(tests/test_replay_html.py), the play page (tests/test_web.py) and the docs site (tests/test_docs_site.py).
 
 It talks to Chromium over a websocket on the loopback interface (``websocket-client`` from the
 dev extra): it navigates, presses keys, clicks, reads the page's state and takes screenshots. It
@@ -104,15 +104,28 @@ class Page:
             raise RuntimeError(f"{expr}: {res['exceptionDetails']}")
         return res["result"].get("value")
 
-    def wait_for(self, expr: str, tries: int = 300) -> None:
+    def wait_for(self, expr: str, tries: int = 300):
+        """The first truthy value of ``expr``, evaluated every 0.1 s (``AssertionError`` after ``tries``)."""
         for _ in range(tries):
             try:
-                if self.eval(expr):
-                    return
+                value = self.eval(expr)
+                if value:
+                    return value
             except RuntimeError:
                 pass
             time.sleep(0.1)
         raise AssertionError(f"the page never satisfied {expr}")
+
+    def goto(self, url: str) -> None:
+        """Navigate to ``url`` and wait until it has loaded."""
+        self.send("Page.navigate", url=url)
+        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
+
+    def type_text(self, text: str) -> None:
+        """Type ``text`` into the focused element, one key at a time."""
+        for ch in text:
+            self.send("Input.dispatchKeyEvent", type="keyDown", key=ch, text=ch)
+            self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
 
     def key(self, key: str, code: int, text: str | None = None) -> None:
         for kind in ("keyDown", "keyUp"):

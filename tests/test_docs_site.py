@@ -15,24 +15,18 @@ keeps the screenshots.
 
 from __future__ import annotations
 
-import base64
 import functools
 import http.server
 import importlib.util
-import json
 import os
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from cdp import Page, require_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -162,115 +156,6 @@ def _docs_tools_missing() -> str | None:
     return None
 
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-extensions", "--hide-scrollbars", "--mute-audio", "--window-size=1280,900",
-                  "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--remote-allow-origins=*"]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-class Browser:
-    """One page of a headless Chromium over the DevTools protocol (as in tests/test_replay_html.py)."""
-
-    def __init__(self, binary: str, profile: Path):
-        self.proc = subprocess.Popen([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        self.ws = None
-        try:
-            self._connect(profile)
-        except BaseException:
-            self.close()
-            raise
-
-    def _connect(self, profile: Path) -> None:
-        import websocket  # websocket-client (dev extra)
-
-        port_file = profile / "DevToolsActivePort"
-        for _ in range(600):
-            if port_file.exists() and port_file.read_text().strip():
-                break
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chromium exited with {self.proc.returncode}")
-            time.sleep(0.1)
-        else:
-            raise RuntimeError("chromium did not open its DevTools port")
-        port = int(port_file.read_text().split()[0])
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
-        with direct.open(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
-            targets = json.load(r)
-        ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
-        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True, socket=sock)
-        self.ids = 0
-        self.send("Page.enable")
-        self.send("Runtime.enable")
-
-    def send(self, method: str, **params):
-        self.ids += 1
-        self.ws.send(json.dumps({"id": self.ids, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == self.ids:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg.get("result", {})
-
-    def eval(self, expr: str):
-        res = self.send("Runtime.evaluate", expression=expr, returnByValue=True)
-        if "exceptionDetails" in res:
-            raise RuntimeError(f"{expr}: {res['exceptionDetails']}")
-        return res["result"].get("value")
-
-    def wait_for(self, expr: str, tries: int = 300):
-        for _ in range(tries):
-            try:
-                value = self.eval(expr)
-                if value:
-                    return value
-            except RuntimeError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"the page never satisfied {expr}")
-
-    def goto(self, url: str) -> None:
-        self.send("Page.navigate", url=url)
-        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
-
-    def type_text(self, text: str) -> None:
-        for ch in text:
-            self.send("Input.dispatchKeyEvent", type="keyDown", key=ch, text=ch)
-            self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
-
-    def screenshot(self, path: Path) -> None:
-        path.write_bytes(base64.b64decode(self.send("Page.captureScreenshot", format="png")["data"]))
-
-    def close(self) -> None:
-        try:
-            if self.ws is not None:
-                self.ws.close()
-        finally:
-            for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-                try:
-                    os.killpg(self.proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    self.proc.wait(timeout=wait)
-                    os.killpg(self.proc.pid, 0)
-                except subprocess.TimeoutExpired:
-                    continue
-                except ProcessLookupError:
-                    break
-                time.sleep(0.5)
-
-
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
@@ -308,20 +193,15 @@ def _nav_html() -> list[tuple[str, str]]:
 
 
 def test_search_finds_legal_plays_and_its_api_entry_lists_the_parameters(site, tmp_path):
-    browser = _chromium()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs it with apt-get")
-        pytest.skip("chromium not installed (apt-get install chromium)")
+    browser = require_chromium()
     shots = Path(os.environ.get("MACHIAVELLI_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    page = Browser(browser, tmp_path / "profile")
+    page = Page(browser, base + "index.html", tmp_path / "profile", ready="document.readyState === 'complete'")
     try:
-        page.goto(base + "index.html")
         assert page.eval("document.querySelector('h1').firstChild.textContent.trim()") == "machiavelli-env"
         assert page.eval("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
         page.screenshot(shots / "docs_home.png")

@@ -4,49 +4,23 @@ inside functions included)."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
+from import_graph import assert_acyclic, package_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE = ROOT / "machiavelli_env" / "oracle"
 
 
-def _relative_imports(path: Path, known: set[str]) -> set[str]:
-    deps: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
-            deps |= {n for n in names if n in known}
-    return deps
-
-
-def _module_graph(package: Path) -> dict[str, set[str]]:
-    modules = {p.stem: p for p in package.glob("*.py")}
-    return {name: _relative_imports(path, set(modules)) for name, path in modules.items()}
-
-
 @pytest.mark.parametrize("package", [ORACLE, ROOT / "training"], ids=["oracle", "training"])
 def test_python_modules_import_without_a_cycle(package: Path) -> None:
-    graph = _module_graph(package)
-    done: set[str] = set()
-
-    def visit(name: str, stack: tuple[str, ...]) -> None:
-        assert name not in stack, f"import cycle: {' -> '.join(stack + (name,))}"
-        if name in done:
-            return
-        for dep in sorted(graph[name]):
-            visit(dep, stack + (name,))
-        done.add(name)
-
-    for name in sorted(graph):
-        visit(name, ())
+    assert_acyclic(package_graph(package))
 
 
 def test_the_oracle_api_sits_above_the_search_and_training_workers_above_rollouts() -> None:
-    oracle, training = _module_graph(ORACLE), _module_graph(ROOT / "training")
+    oracle, training = package_graph(ORACLE), package_graph(ROOT / "training")
     assert "api" not in oracle["dp"] and "api" not in oracle["result"]
     assert "ray_rollouts" in training["workers"] and "rollout" in training["ray_rollouts"]
 
