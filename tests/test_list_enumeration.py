@@ -1,9 +1,11 @@
-"""The extension's enumeration of a bounded legal-play list gives what the Python enumeration gives.
+"""The extension's enumeration of a legal-play list gives what the Python enumeration gives.
 
-``legal._C_ENUMERATION`` runs a bounded list's depth-first pass (and, with help cards, the search for
-the groups that hold the help copies) in the extension; False runs the Python pass that exact lists
-use. Both must list the same plays in the same order, after the same oracle work, on every kind of
-position: crowded tables, jokers, opening requirements, help cards, tight and default budgets.
+``legal._C_ENUMERATION`` runs a list's depth-first pass (and, with help cards, the search for the
+groups that hold the help copies) in the extension; False runs the Python pass. Bounded lists must
+list the same plays in the same order after the same oracle work; exact lists the same plays in the
+same order (the extension asks the LP relaxation first, so its questions differ). On every kind of
+position: crowded tables, big hands, jokers, opening requirements, help cards, tight and default
+budgets, and joker lists short enough to skip the per-card pass.
 """
 
 from __future__ import annotations
@@ -83,10 +85,11 @@ def test_the_extension_lists_what_the_python_enumeration_lists_for_openings_and_
                 help_ = state.help if game.help_usable(state, p) else None
                 unopened += not state.opened[p]
                 with_help += help_ is not None and bool(help_.any())
-                for budget in (PLAY_LIST_BUDGET, TIGHT):
+                for budget in (PLAY_LIST_BUDGET, TIGHT, None):
                     c, py = _both(monkeypatch, state.table, state.hands[p], rules, opened=bool(state.opened[p]),
                                   limit=32, help=help_, budget=budget)
-                    assert c == py
+                    # bounded lists: the same plays after the same work; exact lists: the same plays
+                    assert c == py if budget is not None else c[0] == py[0]
             monkeypatch.setattr(legal, "_C_ENUMERATION", True)
             state = game.step(state, np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64))
             moves += 1
@@ -138,33 +141,6 @@ def test_exact_lists_from_the_extension_equal_the_python_enumeration(monkeypatch
     most = legal._SHORT_FIRST if Rules.load(preset).jokers else legal._SHORT_FIRST_NO_JOKERS
     short = [np.count_nonzero(hand) <= most for _, hand, _ in positions]
     assert len(calls) == 2 * sum(short)  # two limits, the extension's pass only
-
-
-@pytest.mark.parametrize("preset", ["opening_points36", "opening_group", "help_cards", "spanish_maquiavelo_help"])
-def test_exact_lists_from_the_extension_equal_the_python_enumeration_for_openings_and_help_cards(
-    monkeypatch: pytest.MonkeyPatch, preset: str
-) -> None:
-    rules = Rules.load(preset)
-    kinds = ["greedy", "random", "hoarder"][: rules.players]
-    agents = [make_agent(kind, rules, seed=i) for i, kind in enumerate(kinds)]
-    unopened = with_help = 0
-    for seed in (7300, 7301):
-        state = game.new_game(rules, seed)
-        moves = 0
-        while not state.done and moves < 90:
-            p = state.current
-            if moves % 2 == 0:
-                help_ = state.help if game.help_usable(state, p) else None
-                unopened += not state.opened[p]
-                with_help += help_ is not None and bool(help_.any())
-                c, py = _exact_both(monkeypatch, state.table, state.hands[p], rules, opened=bool(state.opened[p]),
-                                    limit=32, help=help_)
-                assert c == py
-            state = game.step(state, np.asarray(agents[p].act(turn_from_state(state, p)), dtype=np.int64))
-            moves += 1
-    assert unopened > 0
-    if "help" in preset:
-        assert with_help >= 5
 
 
 def test_a_short_joker_list_is_every_legal_play_and_a_long_one_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
