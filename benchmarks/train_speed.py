@@ -29,10 +29,11 @@ Measurements (all timed code is the same file for both sides: this script and ``
    games when their legal-play lists are the same (the moves and games played are compared and a
    difference is reported).
 2. **PPO learner steps/s** of ``python -m machiavelli_env train --config CFG --out DIR --no-progress``
-   with the 2-player classic settings of ``configs/train/default.yaml`` (16 games x 32 steps per
-   worker and update, 4 epochs x 4 minibatches), ``--updates`` updates (6, quick 3), evaluation only
-   at the end (2 games against random): from the shipped ``ppo_classic_2p`` checkpoint with 1 and 2
-   rollout workers, and from scratch with 2 workers (and 1 in the full run). From ``train.jsonl``:
+   with the 2-player classic PPO settings of ``configs/train/default.yaml``, without its warm start
+   (16 games x 32 steps per worker and update, 4 epochs x 4 minibatches), ``--updates`` updates (6,
+   quick 3), evaluation only at the end (2 games against random): from the shipped ``ppo_classic_2p``
+   checkpoint with 1 and 2 rollout workers, and from scratch with 2 workers (and 1 in the full run).
+   From ``train.jsonl``:
    learner steps per second of the summed ``rollout_s``, learner steps per second of the last
    ``elapsed_s`` (the whole run: rollouts, PPO updates, weight syncs), and the mean ``update_s``; and,
    steadier on a busy machine, learner steps per CPU second of the whole process tree (the trainer and
