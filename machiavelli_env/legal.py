@@ -574,9 +574,6 @@ def legal_plays(
 #: play of the joker presets and 2.0x on classic, 1.5% more on the PPO rollouts' big classic hands
 _SHORT_FIRST = 14
 _SHORT_FIRST_NO_JOKERS = 8
-#: :func:`_short_list` gives up after this many branches (0: no bound; a count, so the list is the
-#: same either way)
-_SHORT_NODES = 0
 
 
 def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, limit: int) -> list[np.ndarray] | None:
@@ -590,9 +587,9 @@ def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, lim
     types = [int(c) for c in np.flatnonzero(h)]
     if not types:
         return []
-    found, stopped, _ = oracle.enumerate_plays(
+    found, stopped = oracle.enumerate_plays(
         t, h, types, _ZERO, rules, limit=limit + 1, asked=True, guaranteed=[], points=_NO_POINTS,
-        feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True), max_nodes=_SHORT_NODES)
+        feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True))
     if stopped:
         return None
     plays = [x.copy() for x in found]
@@ -771,7 +768,7 @@ def _legal_plays(
             ask_points()
             return (points_play[0] if points_play else None), left, fresh
 
-        more, stop, _ = oracle.enumerate_plays(
+        more, stop = oracle.enumerate_plays(
             base, avail, types, top, rules, limit=limit, asked=asked, guaranteed=[*guaranteed, *points_play],
             points=points, feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, kw, raced=True),
             hand=None if hp is None else h, **kw)

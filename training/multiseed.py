@@ -65,7 +65,7 @@ def run_seeds(cfg: TrainConfig, out: str | Path, seeds: int, *, progress_bar: bo
               log: Any = print) -> dict[str, Any]:
     """Train ``cfg`` with ``seeds`` consecutive seeds from ``cfg.seed`` into ``out/seed_S`` (a seed
     whose run has finished is kept, one with a checkpoint is resumed), then :func:`summarize`."""
-    from .ppo import CHECKPOINT, train
+    from .ppo import train
 
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
@@ -76,7 +76,9 @@ def run_seeds(cfg: TrainConfig, out: str | Path, seeds: int, *, progress_bar: bo
             log(f"seed {s}: finished before, kept ({run})")
             continue
         log(f"seed {s}: training into {run}")
-        train(replace(cfg, seed=s), run, resume=(run / CHECKPOINT).is_file() or (run / "config.json").is_file(),
+        # a run that started writes config.json first; train() resumes it from its checkpoint, or
+        # starts it again when it stopped before the first one
+        train(replace(cfg, seed=s), run, resume=(run / "config.json").is_file(),
               progress_bar=progress_bar, log=log)
     return summarize(out, title=f"{cfg.name}, {seeds} seeds")
 

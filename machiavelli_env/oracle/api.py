@@ -610,8 +610,8 @@ def enumerate_plays(
     base: np.ndarray, avail: np.ndarray, types: list[int], witness: np.ndarray, rules: Rules, *, limit: int,
     asked: bool, guaranteed: list[np.ndarray], points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
     feasible: Callable[[np.ndarray, np.ndarray], np.ndarray | None], hand: np.ndarray | None = None,
-    need_group: bool = False, min_open_points: int = 0, max_nodes: int = 0,
-) -> tuple[list[np.ndarray], bool, bool]:
+    need_group: bool = False, min_open_points: int = 0,
+) -> tuple[list[np.ndarray], bool]:
     """The depth-first pass of an exact legal-play list (:func:`machiavelli_env.legal.legal_plays`
     without a budget), run by the extension: :func:`enumerate_plays_within`'s pass with no cap, each
     branch question answered exactly, as :func:`feasible` swept from the king down answers it
@@ -619,15 +619,14 @@ def enumerate_plays(
     refuter (its point read as a partition when it is one), then the search for
     :data:`~machiavelli_env.oracle.dp.LIST_RACE_WORK` expansions, and calls ``feasible(lo, hi)``
     (count vectors; the counts over ``lo`` of a partition in the box, or ``None``) for the
-    questions they leave, which :func:`feasible_after_race` answers. ``max_nodes``
-    > 0 stops the pass after that many branches (a count). Returns ``(found, stopped, cut)``: the plays,
-    whether the pass stopped (``limit`` reached, or cut at ``max_nodes``). The arguments must already
-    be valid int64 count vectors."""
+    questions they leave, which :func:`feasible_after_race` answers. Returns ``(found, stopped)``:
+    the plays, and whether the pass stopped at ``limit``. The arguments must already be valid int64
+    count vectors."""
     def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
         return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
 
     return dp.exact_enumeration(base, avail, hand, types, witness, rules, need_group, int(min_open_points), limit,
-                                asked, guaranteed, points, ask, max_nodes)
+                                asked, guaranteed, points, ask)
 
 
 def feasible_after_race(

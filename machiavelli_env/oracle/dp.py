@@ -584,20 +584,20 @@ def exact_enumeration(
     base: np.ndarray, avail: np.ndarray, hand: np.ndarray | None, types: list[int], witness: np.ndarray, rules: Rules,
     need_group: bool, min_open: int, limit: int, asked: bool, guaranteed: list[np.ndarray],
     points: Callable[[int, bool], tuple[np.ndarray | None, int, bool]],
-    feasible: Callable[[bytes, bytes], np.ndarray | None], max_nodes: int = 0,
-) -> tuple[list[np.ndarray], bool, bool]:
+    feasible: Callable[[bytes, bytes], np.ndarray | None],
+) -> tuple[list[np.ndarray], bool]:
     """The depth-first pass of an exact legal-play list run by the extension (``_dp.enumerate_plays``
     with ``feasible``): each branch question asked of the LP refuter (:func:`lp.settle`, its point
     read as a partition when the question has no group or opening condition), then of the search
     swept from the king down for :data:`LIST_RACE_WORK` expansions, and ``feasible(lo, hi)`` (53
     int64 each, as bytes) called for the rest of :func:`raw_feasible`'s schedule when those settle
-    nothing; ``max_nodes`` > 0 stops the pass after that many branches. Returns the plays found
-    (counts over ``base``), whether the pass stopped, and whether it stopped at ``max_nodes``."""
+    nothing. Returns the plays found (counts over ``base``) and whether the pass stopped."""
     ace, mjpm, decks, jokers = rules_params(rules)
-    found, stopped, gave_up, _, _ = _dp.enumerate_plays(
-        base, avail, hand, types, witness, ace, mjpm, int(need_group), int(min_open), decks, jokers, int(max_nodes), 1,
-        1, False, int(limit), bool(asked), guaranteed, points, LIST_RACE_WORK if lp.RACE_WORK else -1, feasible)
-    return [np.frombuffer(b, dtype=np.int64) for b in found], bool(stopped), bool(gave_up)
+    # max_nodes, question_work, left and fresh are a bounded list's; an exact one does not read them
+    found, stopped, _, _, _ = _dp.enumerate_plays(
+        base, avail, hand, types, witness, ace, mjpm, int(need_group), int(min_open), decks, jokers, 1, 1, 1, False,
+        int(limit), bool(asked), guaranteed, points, LIST_RACE_WORK if lp.RACE_WORK else -1, feasible)
+    return [np.frombuffer(b, dtype=np.int64) for b in found], bool(stopped)
 
 
 def capped_by_card(

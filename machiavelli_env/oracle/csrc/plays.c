@@ -375,7 +375,7 @@ static int enum_dfs(PlayList *e, int i, const long long *witness) {
     int stop = 0;
     long long child[NT], lo[NT], hi[NT];
     for (long long k = e->avail[c]; k >= 0; k--) {
-        if (e->exact ? e->max_nodes && e->nodes >= e->max_nodes : e->nodes >= e->max_nodes || e->left < 1) {
+        if (!e->exact && (e->nodes >= e->max_nodes || e->left < 1)) {
             stop = e->gave_up = 1;
             break;
         }
@@ -406,8 +406,8 @@ static int enum_dfs(PlayList *e, int i, const long long *witness) {
 
 /* enumerate_plays(base, avail, hand, types, witness, ace, mjpm, need_group, min_open, decks, jokers,
  *                 max_nodes, question_work, left, fresh, limit, asked, guaranteed, points[, race, feasible])
- * -> (found, stopped, gave_up, left, fresh); with feasible (callable), an exact list: question_work and
- * left are not read, and max_nodes 0 sets no bound on the branches */
+ * -> (found, stopped, gave_up, left, fresh); with feasible (callable), an exact list: max_nodes,
+ * question_work, left and fresh are not read */
 static PyObject *py_enumerate_plays(PyObject *self, PyObject *args) {
     PyObject *obase, *oavail, *ohand, *otypes, *owit, *oguar, *points;
     PlayList e;
@@ -435,7 +435,7 @@ static PyObject *py_enumerate_plays(PyObject *self, PyObject *args) {
     e.help = ohand != Py_None;
     if (e.help && read_vec(ohand, e.hand, "hand") < 0) return NULL;
     if (!PyCallable_Check(points)) { PyErr_SetString(PyExc_TypeError, "_dp.enumerate_plays: points must be callable"); return NULL; }
-    if (e.max_nodes < (e.exact ? 0 : 1)) { PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: max_nodes must be >= 1"); return NULL; }
+    if (!e.exact && e.max_nodes < 1) { PyErr_SetString(PyExc_ValueError, "_dp.enumerate_plays: max_nodes must be >= 1"); return NULL; }
     PyObject *seq = PySequence_Fast(otypes, "_dp.enumerate_plays: types must be a sequence");
     if (!seq) return NULL;
     e.n_types = (int)PySequence_Fast_GET_SIZE(seq);
