@@ -13,18 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import project_files
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"machiavelli_env", "bin"}  # bin: the console script `machiavelli` (pip --target puts it there)
-
-
-def _project_files() -> list[str]:
-    try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout: cannot tell the project's files from build outputs")
-    return [f for f in out.decode().split("\0") if f and (ROOT / f).is_file()]
 
 
 def _setuptools_ok() -> bool:
@@ -39,7 +31,7 @@ def _setuptools_ok() -> bool:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("pkg")
     src, target = base / "src", base / "site"
-    for f in _project_files():
+    for f in project_files():
         dest = src / f
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, dest)

@@ -25,18 +25,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from checkout import project_files
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.packaging
-
-
-def _project_files() -> list[str]:
-    try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout: cannot tell the project's files from build outputs")
-    return [f for f in out.decode().split("\0") if f and (ROOT / f).is_file()]
 
 
 def _run(cmd: list[str], cwd: Path, timeout: int = 900, env: dict | None = None) -> str:
@@ -62,7 +54,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
     pytest.importorskip("build", reason="python -m build needs the 'build' package (dev extra)")
     base = tmp_path_factory.mktemp("wheel")
     checkout = base / "checkout"
-    for f in _project_files():
+    for f in project_files():
         dest = checkout / f
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, dest)
