@@ -41,8 +41,14 @@ def _stage_api_sources() -> None:
         shutil.copytree(path, pkg / name, ignore=keep_py)
 
 
-def on_config(config):
+def on_startup(command, dirty):
+    """Stage before any plugin reads its config: mkdocstrings resolves ``paths`` when it starts, and
+    a path that does not exist yet is dropped (the module would then be read from the checkout)."""
     _stage_api_sources()
+
+
+def on_config(config):
+    _stage_api_sources()  # again, for each rebuild of ``mkdocs serve``
     return config
 
 
