@@ -169,10 +169,10 @@ def _is_legal(state: game.State, player: int, play: np.ndarray) -> bool:
     return legal_
 
 
-#: The legal-play lists that ``random`` and ``ppo`` read on a turn that sets none (``Turn.list_budget``
-#: ``None``): bounded by the default :class:`~machiavelli_env.legal.ListBudget`, so that no decision
-#: waits on an exact list of a crowded joker table (docs/LEGAL_PLAYS.md, "Bounded lists"). The option
-#: ``exact_lists`` (``random[exact_lists=1]``) gives them exact lists.
+#: The legal-play lists of the faster variants ``random[exact_lists=0]`` and ``ppo[exact_lists=0]`` on
+#: a turn that sets none (``Turn.list_budget`` ``None``): bounded by the default
+#: :class:`~machiavelli_env.legal.ListBudget`, so that no decision waits on an exact list of a crowded
+#: joker table (docs/LEGAL_PLAYS.md, "Bounded lists"). ``random`` and ``ppo`` list exactly.
 PLAY_LIST_BUDGET = legal.ListBudget()
 
 

@@ -52,7 +52,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list-budget", metavar="JSON", default=None,
                    help='bound every agent\'s legal-play lists in the oracle\'s work: "default" for '
                         'ListBudget(), or its fields as JSON, e.g. \'{"nodes": 50}\' (default: each agent\'s own: '
-                        'random and ppo within ListBudget(), or exact with random[exact_lists=1])')
+                        'exact, or within ListBudget() for random[exact_lists=0] and ppo[exact_lists=0])')
     p.add_argument("--records", metavar="FILE", default=None, help="also save every game as a JSON Lines record")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from machiavelli_env import legal
+from machiavelli_env import bots, legal
 from machiavelli_env.cards import NUM_TYPES
 from machiavelli_env.observation import OFF_OPENED
 
@@ -21,16 +21,18 @@ _OPPONENTS_OPENED = slice(OFF_OPENED + 1, OFF_OPENED + 6)
 
 
 class RandomAgent(Agent):
-    """Uniform over the legal plays (``turn.legal_plays``) plus drawing when drawing is allowed.
+    """Uniform over the first :data:`~machiavelli_env.bots.RANDOM_LIMIT` legal plays plus drawing,
+    when drawing is allowed (:func:`machiavelli_env.bots.random_choice`, the rule that
+    ``SingleAgentEnv``'s ``"random"`` opponent plays too).
 
-    A turn that sets no list budget is listed within :data:`~agents.base.PLAY_LIST_BUDGET`;
-    ``exact_lists`` lists every turn exactly (the lists behind BENCHMARK.md's ladder; see
-    docs/LEGAL_PLAYS.md, "Bounded lists").
+    Lists are exact unless the turn sets a budget; ``exact_lists=0`` (``random[exact_lists=0]``)
+    bounds them by :data:`~agents.base.PLAY_LIST_BUDGET`, a faster player that is not quite the
+    same one on crowded joker tables (docs/LEGAL_PLAYS.md, "Bounded lists").
     """
 
     name = "random"
 
-    def __init__(self, seed: int | None = None, exact_lists: bool | int = False):
+    def __init__(self, seed: int | None = None, exact_lists: bool | int = True):
         if exact_lists not in (0, 1):  # True/False, or 0/1 from an agent spec
             raise ValueError(f"random: exact_lists must be 0 or 1, got {exact_lists!r}")
         self.rng = np.random.default_rng(seed)
@@ -42,23 +44,21 @@ class RandomAgent(Agent):
 
     def act(self, turn: Turn) -> np.ndarray:
         turn.default_lists(self.list_budget)
-        plays = turn.legal_plays
-        options = len(plays) + (1 if turn.draw_allowed else 0)
-        if options == 0:
-            return DRAW.copy()
-        k = int(self.rng.integers(options))
-        return plays[k].copy() if k < len(plays) else DRAW.copy()
+        return bots.random_choice(turn.legal_plays_up_to(bots.RANDOM_LIMIT), turn.draw_allowed, self.rng)
 
 
 class GreedyAgent(Agent):
-    """The oracle's play of the most cards (ties: most points); draws when there is none."""
+    """The oracle's play of the most cards (ties: most points); draws when there is none
+    (:func:`machiavelli_env.bots.greedy_choice`, the rule of ``SingleAgentEnv``'s ``"greedy"``)."""
 
     name = "greedy"
     objective = "cards"
 
     def act(self, turn: Turn) -> np.ndarray:
         play = turn.best_play(self.objective)
-        return play if play.any() else fallback_action(turn)
+        if play.any() or turn.draw_allowed:
+            return bots.greedy_choice(play, turn.draw_allowed, [])
+        return bots.greedy_choice(play, False, turn.legal_plays_up_to(bots.RANDOM_LIMIT)[:1])
 
 
 class GreedyPointsAgent(GreedyAgent):
@@ -68,7 +68,8 @@ class GreedyPointsAgent(GreedyAgent):
     objective = "points"
 
 
-#: :class:`HoarderAgent`'s default ``search_work``: about 1-10 ms of search on the positions it bounds
+#: A ``search_work`` for :class:`HoarderAgent` that keeps a move to about 1-10 ms of search on the
+#: positions it bounds (``make_agent(..., exact_lists=False)`` gives it; the default is unbounded)
 HOARDER_SEARCH_WORK = 40_000
 
 
@@ -124,13 +125,14 @@ class HoarderAgent(PatientAgent):
     rules this beats the other baselines by a wide margin (docs/RESULTS.md, "Agents"); it is
     the simplest bot a learned policy must beat.
 
-    Its max-cards play short of going out comes from the exact search within ``search_work``
-    (default :data:`HOARDER_SEARCH_WORK`), then from the search swept the other way within as
+    Its max-cards play short of going out comes from the oracle's own schedule (the hoarder of
+    BENCHMARK.md's ladder). With ``search_work`` (e.g. :data:`HOARDER_SEARCH_WORK`) it comes from
+    the exact search within that much work, then from the search swept the other way within as
     much again, and past that from the integer programme, exact too
     (:func:`machiavelli_env.legal.best_play`): with the stock empty, a hand of 50 cards over a
     joker table can keep the full schedule busy for seconds, the programme tens of
-    milliseconds. Of several max-cards plays it may then pick another than the full schedule
-    would. ``search_work=0`` asks the oracle's own schedule (the hoarder of BENCHMARK.md's ladder).
+    milliseconds. Of several max-cards plays the bounded player may then pick another than the
+    full schedule would. ``search_work=0`` is the default, the oracle's own schedule.
     """
 
     name = "hoarder"
@@ -138,7 +140,7 @@ class HoarderAgent(PatientAgent):
     def __init__(self, danger: int = 0, search_work: int | None = None):
         if danger < 0:
             raise ValueError(f"hoarder needs danger >= 0, got {danger}")
-        work = HOARDER_SEARCH_WORK if search_work is None else search_work
+        work = 0 if search_work is None else search_work
         if isinstance(work, bool) or not isinstance(work, (int, np.integer)) or work < 0:
             raise ValueError(f"hoarder needs search_work >= 0 (0: the oracle's own schedule), got {search_work!r}")
         super().__init__(min_cards=sys.maxsize, danger=danger)

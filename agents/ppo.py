@@ -37,9 +37,8 @@ Network (:class:`CandidatePolicy`): ``state -> MLP -> s`` (``hidden``), ``candid
 Candidate lists: a policy whose spec names a ``list_budget`` (a
 :class:`machiavelli_env.legal.ListBudget`, set in a training config's ``policy`` section and stored
 with the checkpoint) trains and plays on lists bounded by it, unless the turn sets its own. Training
-with a spec that names none uses exact lists; the agent plays such a policy on lists bounded by
-:data:`agents.base.PLAY_LIST_BUDGET` (the shipped policies keep their strength on them,
-docs/RESULTS.md), or exactly with ``exact_lists`` (``ppo[exact_lists=1]``).
+with a spec that names none uses exact lists, and the agent plays such a policy on exact lists too
+(its full strength); ``ppo[exact_lists=0]`` bounds them by :data:`agents.base.PLAY_LIST_BUDGET`.
 
 Checkpoints are safetensors files (weights only, never pickled code) with a JSON side file of the
 architecture (``model.safetensors`` + ``model.json``; the same JSON is also stored in the
@@ -311,8 +310,9 @@ class PPOAgent(Agent):
     """Plays with a :class:`CandidatePolicy`: the highest-scoring candidate, or a sample when ``sample``.
 
     Candidate lists: the turn's own budget when it sets one, else the policy spec's
-    ``list_budget``, else :data:`~agents.base.PLAY_LIST_BUDGET`, or exact lists with ``exact_lists``
-    (what training uses for a spec that names no budget).
+    ``list_budget`` (the lists it was trained on), else exact lists; ``exact_lists=False`` bounds
+    them by :data:`~agents.base.PLAY_LIST_BUDGET` instead (faster on crowded joker tables, and
+    a little weaker: the shipped policies were trained on exact lists).
     """
 
     name = "ppo"
@@ -324,7 +324,7 @@ class PPOAgent(Agent):
         sample: bool = False,
         seed: int | None = None,
         take_wins: bool | None = None,
-        exact_lists: bool = False,
+        exact_lists: bool = True,
     ):
         self.policy = policy.eval()
         self.spec = policy.spec
@@ -543,14 +543,14 @@ def load_ppo_agent(
     rules: Rules | None = None,
     seed: int | None = None,
     sample: int = 0,
-    exact_lists: int = 0,
+    exact_lists: int = 1,
 ) -> PPOAgent:
     """The ``ppo`` agent of :func:`agents.registry.make_agent`.
 
     ``path`` a checkpoint (``.safetensors``, a training ``.pt``, or a run directory); ``None`` the
     shipped one for ``rules.players`` (classic 2 players without rules). ``sample=1`` samples from
-    the policy instead of taking its best-scoring candidate; ``exact_lists=1`` gives it exact
-    candidate lists where its checkpoint names no ``list_budget`` (see :class:`PPOAgent`).
+    the policy instead of taking its best-scoring candidate; ``exact_lists=0`` bounds its candidate
+    lists where its checkpoint names no ``list_budget`` (see :class:`PPOAgent`).
     """
     for name, value in (("sample", sample), ("exact_lists", exact_lists)):
         if value not in (0, 1):

@@ -4,9 +4,14 @@ Names: ``random``, ``greedy``, ``greedy_points``, ``patient``, ``hoarder``, ``te
 checkpoint for the player count), ``ppo:PATH`` and ``search`` (determinized search, :mod:`agents.search`).
 Options may follow in brackets, e.g. ``patient[min_cards=4,danger=3]`` or
 ``search[sims=64,rollout=hoarder,seed=0]``; values are integers, except ``search``'s ``rollout`` and
-``opponents`` (names). torch is imported only for ``ppo``. ``random`` and ``ppo`` read legal-play lists
-bounded by :data:`agents.base.PLAY_LIST_BUDGET` unless given ``exact_lists=1``; ``hoarder`` bounds its
-max-cards search by ``search_work`` (0: the oracle's own schedule).
+``opponents`` (names). torch is imported only for ``ppo``.
+
+A name is one player wherever it appears (``machiavelli eval``, ``play``, ``league``, ``serve``,
+BENCHMARK.md, :func:`agents.interop.win_rate`, and for ``random`` and ``greedy`` the opponents of
+``SingleAgentEnv``): ``random`` and ``ppo`` read exact legal-play lists and ``hoarder`` asks the
+oracle's own max-cards schedule. Faster variants are options: ``random[exact_lists=0]`` and
+``ppo[exact_lists=0]`` read lists bounded by :data:`agents.base.PLAY_LIST_BUDGET`,
+``hoarder[search_work=40000]`` bounds its max-cards search.
 """
 
 from __future__ import annotations
@@ -16,7 +21,15 @@ import re
 from machiavelli_env.rules import Rules
 
 from .base import Agent
-from .heuristic import GreedyAgent, GreedyPointsAgent, HoarderAgent, PatientAgent, RandomAgent, TempoAgent
+from .heuristic import (
+    HOARDER_SEARCH_WORK,
+    GreedyAgent,
+    GreedyPointsAgent,
+    HoarderAgent,
+    PatientAgent,
+    RandomAgent,
+    TempoAgent,
+)
 
 AGENT_NAMES = ("random", "greedy", "greedy_points", "patient", "hoarder", "tempo", "human", "ppo", "search")
 _NAMED_OPTIONS = {"search": ("rollout", "opponents")}  # options whose value is a name, not an integer
@@ -60,22 +73,22 @@ def split_specs(text: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
-def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None, *, exact_lists: bool = False) -> Agent:
+def make_agent(spec: str, rules: Rules | None = None, seed: int | None = None, *, exact_lists: bool = True) -> Agent:
     """Build an agent from its name (see the module docstring); ``rules`` picks the ppo checkpoint.
 
-    ``exact_lists``: the agents decide as BENCHMARK.md's ladder was played: ``random`` and ``ppo``
-    read exact legal-play lists (as ``[exact_lists=1]`` does) instead of lists bounded by
-    :data:`agents.base.PLAY_LIST_BUDGET`, and ``hoarder`` asks the oracle's own max-cards schedule
-    (``[search_work=0]``) instead of handing a long search to the integer programme."""
+    ``exact_lists=False`` builds the faster variants where the spec does not say otherwise:
+    ``random`` and ``ppo`` on lists bounded by :data:`agents.base.PLAY_LIST_BUDGET`
+    (``[exact_lists=0]``) and ``hoarder`` with its max-cards search bounded by
+    :data:`agents.heuristic.HOARDER_SEARCH_WORK` (``[search_work=40000]``)."""
     m = _SPEC.match(spec.strip())
     if not m or m["kind"] not in AGENT_NAMES:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)} (ppo:PATH for a file)")
     kind, path = m["kind"], m["path"]
     opts = _options(m["opts"], spec, kind)
-    if exact_lists and kind in ("random", "ppo"):
-        opts.setdefault("exact_lists", 1)
-    if exact_lists and kind == "hoarder":
-        opts.setdefault("search_work", 0)
+    if not exact_lists and kind in ("random", "ppo"):
+        opts.setdefault("exact_lists", 0)
+    if not exact_lists and kind == "hoarder":
+        opts.setdefault("search_work", HOARDER_SEARCH_WORK)
     if path is not None and kind != "ppo":
         raise AgentSpecError(f"agent {spec!r}: only ppo takes a path (ppo:PATH)")
     try:

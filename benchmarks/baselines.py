@@ -25,8 +25,9 @@ differs (nothing is written). ``--cache DIR`` keeps each finished series in ``DI
 each) and reuses it on the next run, so a run that was stopped resumes. ``--quick`` plays a few
 games only, with small search and training budgets, to try the script (it refuses to write the
 real BENCHMARK.md). Games are deterministic, so ``--workers`` changes only the time taken.
-``random`` and ``ppo`` read exact legal-play lists here and ``hoarder`` searches its max-cards play
-unbounded (``exact_lists``; the league config says so too), as the published tables were measured.
+Agents are built by name as ``machiavelli eval`` builds them (``random`` and ``ppo`` on exact
+legal-play lists, ``hoarder`` with the oracle's own max-cards schedule), and each row of the
+two- and four-player tables prints the ``machiavelli eval`` command that plays its series.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 import time
@@ -116,7 +118,7 @@ def _key(task: Job | ExploitJob | LeagueJob) -> str:
 
 def _run_job(job: Job) -> dict[str, Any]:
     rules = Rules.load(job.preset)
-    agents = [make_agent(spec, rules, exact_lists=True) for spec in (job.specs or job.agents)]
+    agents = [make_agent(spec, rules) for spec in (job.specs or job.agents)]
     return evaluate(agents, rules, job.games, job.seed)
 
 
@@ -180,6 +182,11 @@ def _pct(x: float) -> str:
 def _ci(s: dict[str, Any]) -> str:
     lo, hi = s["ci95"]
     return f"{_pct(lo)}–{_pct(hi)}"
+
+
+def eval_command(agents: tuple[str, ...] | list[str], preset: str, games: int, seed: int) -> str:
+    """The ``machiavelli eval`` command line that plays a series (agents listed in seat order)."""
+    return f"machiavelli eval --agents {shlex.quote(','.join(agents))} --rules {preset} --games {games} --seed {seed}"
 
 
 @dataclass(frozen=True)
@@ -303,36 +310,40 @@ def tables(plan: Plan, results: dict[Job, dict[str, Any]], league: dict[str, Any
     out += ["", f"**Two players** (`{PRESET_2P}`): {plan.games_2p:,} seat-rotated games per pair "
             f"({plan.games_2p // 2:,} deals, each played from both seats), seed {SEED_2P}; a series with "
             f"`search` plays the first {plan.search_games_2p:,} of them.", "",
-            "| agent | opponent | games | win rate | 95% CI | draws | mean penalty points (agent / opponent) |",
-            "|---|---|---:|---:|---|---:|---|"]
+            "| agent | opponent | games | win rate | 95% CI | draws | mean penalty points (agent / opponent) "
+            "| command |",
+            "|---|---|---:|---:|---|---:|---|---|"]
     for c in CANDIDATES:
         extra = [b for a, b in HEAD_TO_HEAD if a == c] + [a for a, b in HEAD_TO_HEAD if b == c]
         for o in [*OPPONENTS, *extra]:
             if c == o or (c, o) not in two:
                 continue
             me, them, games = two[(c, o)]
+            cmd = eval_command((plan.spec(c), plan.spec(o)), PRESET_2P, games, SEED_2P)
             out.append(f"| {c} | {o} | {games:,} | {_pct(me['win_rate'])} | {_ci(me)} | {me['draws']} | "
-                       f"{me['mean_penalty_points']:.1f} / {them['mean_penalty_points']:.1f} |")
+                       f"{me['mean_penalty_points']:.1f} / {them['mean_penalty_points']:.1f} | `{cmd}` |")
 
     # ----------------------------------------------------------------------------- four players
     out += ["", f"**Four players** (`{PRESET_4P}`): the agent against three {TABLE_4P} bots, {plan.games_4p:,} "
             f"seat-rotated games ({plan.games_4p // 4:,} deals, the agent in each seat once), seed {SEED_4P} "
             f"(`search`: the first {plan.search_games_4p:,}); a fair share is 25%.", "",
-            f"| agent | games | win rate | 95% CI | draws | mean penalty points (agent / each {TABLE_4P}) |",
-            "|---|---:|---:|---|---:|---|"]
+            f"| agent | games | win rate | 95% CI | draws | mean penalty points (agent / each {TABLE_4P}) | command |",
+            "|---|---:|---:|---|---:|---|---|"]
     for c in CANDIDATES:
         if c not in four:
             continue
         rep, games = four[c]
         me, rest = rep["agents"][0], rep["agents"][1:]
         others = sum(a["mean_penalty_points"] for a in rest) / len(rest)
+        cmd = eval_command((plan.spec(c),) + (TABLE_4P,) * 3, PRESET_4P, games, SEED_4P)
         out.append(f"| {c} | {games:,} | {_pct(me['win_rate'])} | {_ci(me)} | {me['draws']} | "
-                   f"{me['mean_penalty_points']:.1f} / {others:.1f} |")
+                   f"{me['mean_penalty_points']:.1f} / {others:.1f} | `{cmd}` |")
 
     # ----------------------------------------------------------------------------- league
     out += ["", f"**League** (`configs/league/{LEAGUE_CONFIG.name}`): {', '.join(league['pool'])}; classic rules, "
             f"{' and '.join(map(str, league['players']))} players, {league['games']:,} games, seed {league['seed']}; "
-            "openskill Plackett-Luce ratings over the finishing order (ordinal = mu − 3 sigma).", "",
+            "openskill Plackett-Luce ratings over the finishing order (ordinal = mu − 3 sigma); "
+            f"`machiavelli league --config configs/league/{LEAGUE_CONFIG.name} --out runs/benchmark_league`.", "",
             league["table"], "", "Wins by table size in the league (games won / played):", "",
             league["by_players"], "", f"![League ratings over games](benchmarks/{PLOT.name})"]
 
@@ -344,13 +355,15 @@ def tables(plan: Plan, results: dict[Job, dict[str, Any]], league: dict[str, Any
                 f"--seed {EXPLOIT['seed']}`: a best response trained from scratch against the frozen agent "
                 f"({trained[0]:,}–{trained[-1]:,} training games), then {plan.exploit_games:,} seat-rotated "
                 "games against it. Lower is better for the agent; a fair share is 50%.", "",
-                "| agent | frozen spec | best response's win rate | 95% CI | games | draws |",
-                "|---|---|---:|---|---:|---:|"]
+                "| agent | frozen spec | best response's win rate | 95% CI | games | draws | command |",
+                "|---|---|---:|---|---:|---:|---|"]
         for c in CANDIDATES:
             if c in exploits:
                 e = exploits[c]
+                cmd = (f"machiavelli exploit --agent {shlex.quote(e['agent'])} --updates {plan.exploit_updates} "
+                       f"--workers {EXPLOIT['workers']} --games {e['games']} --seed {EXPLOIT['seed']}")
                 out.append(f"| {c} | `{e['agent']}` | {_pct(e['win_rate'])} | {_ci(e)} | {e['games']:,} | "
-                           f"{e['draws']} |")
+                           f"{e['draws']} | `{cmd}` |")
     if notes:
         out += [""] + [f"_{n}_" for n in notes]
     return "\n".join(out)

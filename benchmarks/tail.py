@@ -38,10 +38,11 @@ call builds its kernels), the oracle's integer programme loads HiGHS and the rul
 survivors are frozen (``gc.freeze``), so that the figures are the positions' cost, not one-time
 start-up or scans of long-lived objects.
 
-The agents read their own legal-play lists: ``random`` and ``ppo`` within
-:data:`agents.base.PLAY_LIST_BUDGET`, as ``machiavelli eval`` plays them. ``--exact-lists`` gives
-them exact lists (the lists before bounded ones became their default); ``--list-budget JSON`` sets
-every turn's list budget (:class:`machiavelli_env.legal.ListBudget`; ``default`` for its defaults).
+By default the agents are the faster variants (``make_agent(..., exact_lists=False)``): ``random``
+and ``ppo`` read lists within :data:`agents.base.PLAY_LIST_BUDGET` and ``hoarder`` bounds its
+max-cards search. ``--exact-lists`` plays the agents as their names mean in ``machiavelli eval``
+(exact lists, the oracle's own schedule); ``--list-budget JSON`` sets every turn's list budget
+(:class:`machiavelli_env.legal.ListBudget`; ``default`` for its defaults).
 
 ``--slow OUT.jsonl`` writes the slowest positions (state JSON and the agent that moved) for study.
 The peak resident memory of the process is printed at the end.
@@ -291,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
                     help='every turn\'s legal-play list budget: "default" for ListBudget(), or its fields as '
                          'JSON, e.g. \'{"nodes": 200}\' (default: each agent\'s own lists)')
     ap.add_argument("--exact-lists", action="store_true",
-                    help="random and ppo read exact legal-play lists (default: within PLAY_LIST_BUDGET)")
+                    help="the agents as machiavelli eval builds them: exact lists, hoarder unbounded "
+                         "(default: the faster variants, lists within PLAY_LIST_BUDGET)")
     args = ap.parse_args(argv)
     list_budget = None
     if args.list_budget:

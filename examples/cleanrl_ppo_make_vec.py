@@ -1,6 +1,6 @@
 """CleanRL-style PPO with action masking on ``gymnasium.make_vec`` (one file, PyTorch only).
 
-``gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=N)`` gives N single-agent games (the
+``gymnasium.make_vec("MachiavelliCandidates-v1", num_envs=N)`` gives N single-agent games (the
 learner against random opponents) with ``Discrete(limit + 1)`` actions: 0 draws, ``i`` plays the
 ``i``-th candidate. The network scores each candidate from the observation vector and the
 candidate's cards; the masked softmax over the scores is the policy. Then a seat-rotated win rate
@@ -54,13 +54,13 @@ def main() -> None:
     p.add_argument("--rollout", type=int, default=64, help="steps per env per update")
     p.add_argument("--limit", type=int, default=32)
     p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--eval-games", type=int, default=200, help="seat-rotated games against random (default 200)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
 
-    envs = gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=args.envs, vectorization_mode="sync",
+    envs = gymnasium.make_vec("MachiavelliCandidates-v1", num_envs=args.envs, vectorization_mode="sync",
                               candidates=args.limit, opponents="random",
                               vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP})
     space = envs.single_observation_space

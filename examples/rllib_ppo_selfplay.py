@@ -48,7 +48,7 @@ def main() -> None:
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--env-runners", type=int, default=2, help="Ray env-runner actors (0: in the driver)")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: a local instance)")
-    p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--eval-games", type=int, default=200, help="seat-rotated games against random (default 200)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
 

@@ -41,7 +41,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20_000, help="environment steps to train (default 20000)")
     p.add_argument("--limit", type=int, default=16, help="candidate plays per turn")
     p.add_argument("--envs", type=int, default=4)
-    p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--eval-games", type=int, default=200, help="seat-rotated games against random (default 200)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     torch.manual_seed(args.seed)

@@ -8,11 +8,11 @@ and the oracle work without PettingZoo.
 Importing the package registers the single-agent environment with Gymnasium (the entry point is
 a string, so nothing more is imported until an environment is made)::
 
-    gymnasium.make("Machiavelli-v0")                        # SingleAgentEnv(): card-count actions
-    gymnasium.make("MachiavelliCandidates-v0", players=3)   # SingleAgentEnv(candidates=64, players=3)
-    gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=8)
+    gymnasium.make("Machiavelli-v1")                        # SingleAgentEnv(): card-count actions
+    gymnasium.make("MachiavelliCandidates-v1", players=3)   # SingleAgentEnv(candidates=64, players=3)
+    gymnasium.make_vec("MachiavelliCandidates-v1", num_envs=8)
 
-In a process that has not imported the package, ``gymnasium.make("machiavelli_env:Machiavelli-v0")``
+In a process that has not imported the package, ``gymnasium.make("machiavelli_env:Machiavelli-v1")``
 imports it first.
 """
 
@@ -48,7 +48,7 @@ _LAZY = {
 __all__ = ["GYMNASIUM_IDS", "Rules", "__version__", *_LAZY]
 
 #: Gymnasium ids registered on import, with their default keyword arguments.
-GYMNASIUM_IDS: dict[str, dict[str, Any]] = {"Machiavelli-v0": {}, "MachiavelliCandidates-v0": {"candidates": 64}}
+GYMNASIUM_IDS: dict[str, dict[str, Any]] = {"Machiavelli-v1": {}, "MachiavelliCandidates-v1": {"candidates": 64}}
 
 
 def _register_gymnasium() -> None:

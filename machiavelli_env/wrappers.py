@@ -13,8 +13,10 @@
   candidate into a draw (the first candidate when drawing is not allowed) instead of a
   ``ValueError``.
 * :class:`SingleAgentEnv` is a ``gymnasium.Env`` with one learning seat; the other seats are
-  played by policies ``callable(observation, legal_plays) -> action`` (an action vector, or an int
-  indexing ``[draw] + legal_plays``, or ``None`` to draw). With ``candidates=limit`` its action
+  played by the bots ``"random"`` and ``"greedy"`` (:mod:`machiavelli_env.bots`: the same players
+  as the agents of those names in ``machiavelli eval``), or by policies
+  ``callable(observation, legal_plays) -> action`` (an action vector, or an int indexing
+  ``[draw] + legal_plays``, or ``None`` to draw). With ``candidates=limit`` its action
   space is ``Discrete(limit + 1)`` as above, otherwise the MultiDiscrete card counts with a flat
   ``MultiBinary(sum(nvec))`` mask; :meth:`SingleAgentEnv.action_masks` serves sb3-contrib's
   MaskablePPO. Because Gymnasium samplers ignore masks, an action outside the mask is coerced
@@ -24,12 +26,13 @@
   :data:`machiavelli_env.observation.EVENT_NAMES` / ``RESULT_NAMES``). It can be built from one
   config mapping, ``SingleAgentEnv({"candidates": 64, "players": 3, "opponents": "greedy"})``
   (RLlib calls ``cls(env_config)``; see :meth:`SingleAgentEnv.from_config`), and is registered
-  with Gymnasium as ``Machiavelli-v0`` (card counts) and ``MachiavelliCandidates-v0``
+  with Gymnasium as ``Machiavelli-v1`` (card counts) and ``MachiavelliCandidates-v1``
   (``candidates=64``).
 * Both take a ``budget`` (:class:`CandidatePlays`) / ``list_budget`` (:class:`SingleAgentEnv`, a
   :class:`machiavelli_env.legal.ListBudget` or a mapping of its fields): the candidate lists are
   then bounded in the oracle's work, so no position costs more than about a list's budget; the
-  default lists exactly (:func:`machiavelli_env.legal.legal_plays`).
+  default lists exactly (:func:`machiavelli_env.legal.legal_plays`). In :class:`SingleAgentEnv`
+  that bounds the learner's lists and those given to callable opponents; the bots keep their rule.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from . import game, legal, observation
+from . import bots, game, legal, observation
 from .cards import NUM_TYPES
 from .render import render_text
 from .render_image import render_rgb, show_human
@@ -190,7 +193,12 @@ class CandidatePlays(BaseWrapper):
 
 # ---------------------------------------------------------------------------------------------- policies
 class RandomPolicy:
-    """Uniformly random among the draw (when allowed) and the given legal plays."""
+    """The ``random`` bot (:func:`machiavelli_env.bots.random_play`), the player that ``machiavelli
+    eval`` and ``agents.interop.win_rate`` call ``random``.
+
+    As an opponent of :class:`SingleAgentEnv` it lists its own plays (:meth:`play`); called as a
+    policy ``(obs, legal_plays)`` it applies the same rule to the plays it is given (the first
+    :data:`~machiavelli_env.bots.RANDOM_LIMIT` of them)."""
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -198,15 +206,20 @@ class RandomPolicy:
     def reseed(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def play(self, state: game.State, seat: int) -> np.ndarray:
+        return bots.random_play(state, seat, self.rng)
+
     def __call__(self, obs: dict[str, Any], legal_plays: list[np.ndarray]) -> Any:
-        options = ([None] if _draw_allowed(obs["observation"]) else []) + list(legal_plays)
-        if not options:
-            return None
-        return options[int(self.rng.integers(len(options)))]
+        return bots.random_choice(list(legal_plays)[:bots.RANDOM_LIMIT], _draw_allowed(obs["observation"]), self.rng)
 
 
 class GreedyPolicy:
-    """Plays the first legal play (the most cards), else draws."""
+    """The ``greedy`` bot (:func:`machiavelli_env.bots.greedy_play`): the oracle's max-cards play, else
+    a draw. As an opponent of :class:`SingleAgentEnv` it asks the oracle (:meth:`play`); called as
+    a policy ``(obs, legal_plays)`` it takes the first of the plays (the most cards), else draws."""
+
+    def play(self, state: game.State, seat: int) -> np.ndarray:
+        return bots.greedy_play(state, seat)
 
     def __call__(self, obs: dict[str, Any], legal_plays: list[np.ndarray]) -> Any:
         return legal_plays[0] if legal_plays else None
@@ -217,9 +230,11 @@ class SingleAgentEnv(gymnasium.Env):
     """One learning seat against policy opponents, as a ``gymnasium.Env`` (see the module docstring).
 
     ``opponents``: one policy per other seat (in seat order), or a single policy for all, or the
-    names ``"random"`` / ``"greedy"`` (:class:`RandomPolicy` / :class:`GreedyPolicy`); default
+    names ``"random"`` / ``"greedy"`` (:class:`RandomPolicy` / :class:`GreedyPolicy`, the bots that
+    ``machiavelli eval`` and ``agents.interop.win_rate`` call by those names); default
     :class:`RandomPolicy` (reseeded from the environment's seed on every reset, as is any policy
-    with a ``reseed(int)`` method). A mapping as the first argument that names any of these
+    with a ``reseed(int)`` method). ``opponent_limit`` is the length of the lists given to callable
+    opponents. A mapping as the first argument that names any of these
     parameters is a whole config (:meth:`from_config`). Rewards are the learner's engine rewards
     summed over its move and the opponents' moves that follow. If a deal ends before the learner
     moves, reset re-deals.
@@ -374,9 +389,13 @@ class SingleAgentEnv(gymnasium.Env):
         s = self._require()
         while not s.done and s.current != self.seat:
             q = s.current
-            obs = observation.observe(s, q)
-            plays = game.legal_plays(s, q, self.opponent_limit, self.list_budget)
-            act = _policy_action(self.opponents[q](obs, plays), plays)
+            policy = self.opponents[q]
+            if isinstance(policy, (RandomPolicy, GreedyPolicy)):  # the bots list or ask for themselves
+                act = policy.play(s, q)
+            else:
+                obs = observation.observe(s, q)
+                plays = game.legal_plays(s, q, self.opponent_limit, self.list_budget)
+                act = _policy_action(policy(obs, plays), plays)
             self._render_prev = (s, act)
             s = game.step(s, act)
             reward += float(s.rewards[self.seat])

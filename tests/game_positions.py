@@ -11,12 +11,12 @@ from machiavelli_env.rules import Rules
 
 
 def crowded_positions(
-    preset: str, games: int, *, seed: int, other: str = "random", every: int = 1, min_table: int = 30
+    preset: str, games: int, *, seed: int, other: str = "random[exact_lists=0]", every: int = 1, min_table: int = 30
 ) -> list[tuple[np.ndarray, np.ndarray, Rules]]:
     """(table, hand, rules) of every `every`-th turn of `games` games (deal seeds `seed`, `seed` + 1,
     ...) of greedy in seat 0 against `other` elsewhere, once the table holds at least `min_table`
-    cards and the hand at least 8: the greedy seat fills the table, random mostly draws and
-    hoarder keeps its cards, so these are crowded tables and big hands."""
+    cards and the hand at least 8: the greedy seat fills the table, random on bounded lists draws
+    often and hoarder keeps its cards, so these are crowded tables and big hands."""
     rules = Rules.load(preset)
     agents = [make_agent("greedy" if i == 0 else other, rules, seed=i) for i in range(rules.players)]
     out = []

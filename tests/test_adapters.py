@@ -216,7 +216,7 @@ def test_single_agent_env_from_one_config_mapping():
     with pytest.raises(TypeError, match="unexpected keyword argument 'playerz'"):
         SingleAgentEnv({"candidates": 8, "playerz": 3})
     with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):  # TorchRL's GymEnv probes it
-        gymnasium.make("MachiavelliCandidates-v0", frameskip=1)
+        gymnasium.make("MachiavelliCandidates-v1", frameskip=1)
 
 
 def test_single_agent_numeric_info_decodes():
@@ -243,12 +243,12 @@ def test_gymnasium_registry_make_and_make_vec():
     for env_id, kwargs in machiavelli_env.GYMNASIUM_IDS.items():
         spec = gymnasium.spec(env_id)
         assert spec.entry_point == "machiavelli_env.wrappers:SingleAgentEnv" and spec.kwargs == kwargs
-    e = gymnasium.make("MachiavelliCandidates-v0", players=3)
+    e = gymnasium.make("MachiavelliCandidates-v1", players=3)
     assert e.unwrapped.rules.players == 3 and e.unwrapped.candidates == 64
     check_env(e.unwrapped, skip_render_check=True)
-    raw = gymnasium.make("Machiavelli-v0")
+    raw = gymnasium.make("Machiavelli-v1")
     assert isinstance(raw.action_space, gymnasium.spaces.MultiDiscrete)
-    v = gymnasium.make_vec("MachiavelliCandidates-v0", num_envs=2, vectorization_mode="sync")
+    v = gymnasium.make_vec("MachiavelliCandidates-v1", num_envs=2, vectorization_mode="sync")
     obs, _ = v.reset(seed=0)
     assert obs["action_mask"].shape == (2, 65) and obs["candidates"].shape == (2, 64, NUM_TYPES)
     obs, *_ = v.step(np.zeros(2, dtype=np.int64))
@@ -260,14 +260,14 @@ def test_import_registers_without_importing_the_env_modules():
     import sys
 
     code = ("import sys, machiavelli_env, gymnasium; "
-            "assert 'Machiavelli-v0' in gymnasium.registry; "
+            "assert 'Machiavelli-v1' in gymnasium.registry; "
             "heavy = [m for m in ('machiavelli_env.wrappers', 'machiavelli_env.env', 'pettingzoo', 'torch') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-    code = "import gymnasium; e = gymnasium.make('machiavelli_env:MachiavelliCandidates-v0'); print(e.spec.id)"
+    code = "import gymnasium; e = gymnasium.make('machiavelli_env:MachiavelliCandidates-v1'); print(e.spec.id)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "MachiavelliCandidates-v0"
+    assert out.strip() == "MachiavelliCandidates-v1"
 
 
 # ---------------------------------------------------------------------------------------------- arena interop

@@ -259,13 +259,13 @@ def test_best_play_with_search_work_plays_the_cards_of_the_full_schedule() -> No
             state = game.step(state, exact)
 
 
-def test_hoarder_search_work_defaults_and_spec_options() -> None:
+def test_hoarder_asks_the_full_schedule_by_default_and_bounds_it_on_request() -> None:
     rules = Rules.load("classic_jokers")
-    assert HoarderAgent().search_work == HOARDER_SEARCH_WORK
-    assert make_agent("hoarder", rules).search_work == HOARDER_SEARCH_WORK
+    assert HoarderAgent().search_work is None  # the ladder's hoarder, whatever builds it
+    assert make_agent("hoarder", rules).search_work is None
     assert make_agent("hoarder[search_work=0]", rules).search_work is None
-    assert make_agent("hoarder", rules, exact_lists=True).search_work is None  # the ladder's hoarder
-    assert make_agent("hoarder[search_work=500]", rules, exact_lists=True).search_work == 500
+    assert make_agent("hoarder", rules, exact_lists=False).search_work == HOARDER_SEARCH_WORK
+    assert make_agent("hoarder[search_work=500]", rules, exact_lists=False).search_work == 500
     with pytest.raises(ValueError, match="search_work"):
         make_agent("hoarder[search_work=-1]", rules)
 

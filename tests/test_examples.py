@@ -68,7 +68,7 @@ def test_torchrl_gym_env_from_the_registry():
 
     import machiavelli_env  # noqa: F401
 
-    env = GymEnv("MachiavelliCandidates-v0", candidates=8)
+    env = GymEnv("MachiavelliCandidates-v1", candidates=8)
     check_env_specs(env)
     td = env.rollout(20)
     assert td["action_mask"].shape[-1] == 9 and td["next", "reward"].shape[0] == td.shape[0]
@@ -134,7 +134,7 @@ def test_rllib_single_agent_from_the_gymnasium_id_and_the_class():
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        for env in ("machiavelli_env:MachiavelliCandidates-v0", SingleAgentEnv):
+        for env in ("machiavelli_env:MachiavelliCandidates-v1", SingleAgentEnv):
             config = (
                 PPOConfig()
                 .environment(env, env_config={"candidates": 8, "players": 3})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,12 +44,16 @@ def test_baselines_rewrite_only_the_marked_table_and_check_agrees(tmp_path):
     # every 2-player candidate/opponent cell is there once: 7 candidates x 4 standard opponents less
     # the 4 self-pairs, and search/ppo both ways (without ppo: 6 x 4 - 4)
     rows = [line for line in text.splitlines() if line.startswith("| ") and " | " in line]
-    two_player = [r for r in rows if r.count("|") == 8 and not r.startswith("| agent")]
+    two_player = [r for r in rows if "--rules classic_2p" in r]
     pairs = {tuple(r.split(" | ")[:2]) for r in two_player}
     assert len(pairs) == len(two_player)
     assert len(two_player) in (26, 20)  # ppo rows only when its checkpoint loads
     assert ("| search | ppo |" in text) == (len(two_player) == 26)
-    exploit_rows = [r for r in rows if r.count("|") == 7 and "`" in r]
+    for r in two_player:  # each row prints the command of its series (--quick: search's spec in brackets)
+        agent, opponent = (re.escape(x) for x in r[2:].split(" | ")[:2])
+        assert re.search(rf"`machiavelli eval --agents '?{agent}(\[[^]]*\])?,{opponent}(\[[^]]*\])?'? "
+                         rf"--rules classic_2p --games \d+ --seed 1000`", r), r
+    exploit_rows = [r for r in rows if "`machiavelli exploit --agent" in r]
     assert len(exploit_rows) in (0, 6, 7)  # no exploitability without torch
     again = run("--quick", "--workers", "2", "--file", str(doc), "--check")
     assert again.returncode == 0, again.stderr  # same table with another worker count

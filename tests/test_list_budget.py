@@ -288,7 +288,7 @@ def _crowded_turn() -> tuple[game.State, legal.ListBudget]:
     raise AssertionError("no position where the default budget changes the list")
 
 
-def test_random_and_ppo_read_bounded_lists_unless_built_with_exact_lists() -> None:
+def test_random_and_ppo_read_exact_lists_unless_built_with_exact_lists_off() -> None:
     import importlib.util
 
     state, budget = _crowded_turn()
@@ -296,12 +296,14 @@ def test_random_and_ppo_read_bounded_lists_unless_built_with_exact_lists() -> No
     bounded = _keys(game.legal_plays(state, p, 32, budget))
     names = ["random"] + (["ppo"] if importlib.util.find_spec("torch") else [])
     for name in names:
-        turn = turn_from_state(state)
-        action = make_agent(name, state.rules, seed=1).act(turn)
-        assert turn.list_budget == budget and _keys(turn.legal_plays) == bounded
-        assert not action.any() or action.tobytes() in bounded
+        for agent in (make_agent(name, state.rules, seed=1, exact_lists=False),
+                      make_agent(f"{name}[exact_lists=0]", state.rules, seed=1)):
+            turn = turn_from_state(state)
+            action = agent.act(turn)
+            assert turn.list_budget == budget and _keys(turn.legal_plays) == bounded
+            assert not action.any() or action.tobytes() in bounded
         exact_turn = turn_from_state(state)
-        for agent in (make_agent(name, state.rules, seed=1, exact_lists=True),
+        for agent in (make_agent(name, state.rules, seed=1),
                       make_agent(f"{name}[exact_lists=1]", state.rules, seed=1)):
             agent.act(exact_turn)
             assert exact_turn.list_budget is None
@@ -317,7 +319,8 @@ def test_random_and_ppo_read_bounded_lists_unless_built_with_exact_lists() -> No
 def test_random_picks_only_from_the_bounded_list_or_draws() -> None:
     state, budget = _crowded_turn()
     allowed = _keys(game.legal_plays(state, state.current, 32, budget)) + [DRAW.tobytes()]
-    picks = {make_agent("random", state.rules, seed=s).act(turn_from_state(state)).tobytes() for s in range(30)}
+    picks = {make_agent("random[exact_lists=0]", state.rules, seed=s).act(turn_from_state(state)).tobytes()
+             for s in range(30)}
     assert picks <= set(allowed) and len(picks) > 1
 
 
@@ -329,5 +332,7 @@ def test_league_config_exact_lists_reaches_the_agents() -> None:
     rules = cfg.rules_for("classic", 2)
     assert league._agent("random", "random", rules, cfg.exact_lists).list_budget is None
     assert league._agent("random", "random", rules, False).list_budget is not None
+    default = league.config_from_dict({"pool": ["random", "greedy"], "players": [2], "games": 2, "seed": 0})
+    assert default.exact_lists is True  # the names' one meaning, as in eval
     with pytest.raises(league.LeagueError, match="exact_lists must be true or false"):
         league.config_from_dict({"pool": ["random"], "players": [2], "games": 2, "seed": 0, "exact_lists": "yes"})

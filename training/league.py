@@ -7,7 +7,7 @@ A league is configured by a YAML file (``configs/league/*.yaml``; see docs/LEAGU
     rules: [classic]                        # rules presets (``classic`` -> ``classic_4p`` for 4 players)
     games: 600
     seed: 1
-    exact_lists: false                      # true: random and ppo list exactly, hoarder searches unbounded
+    exact_lists: true                       # false: random and ppo on bounded lists, hoarder's search bounded
 
 :func:`run_league` plays the games of :class:`training.schedule.Schedule` (every agent meets every
 other and sits in every seat), locally or as Ray tasks, appends one line per game to
@@ -56,7 +56,7 @@ class LeagueConfig:
     seed: int
     limit: int = 32
     name: str = "league"
-    exact_lists: bool = False  # make_agent(exact_lists=): random and ppo list exactly, hoarder unbounded
+    exact_lists: bool = True  # make_agent(exact_lists=); False: the faster variants (bounded lists and search)
     _rules_cache: dict[tuple[str, int], Rules] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -146,7 +146,7 @@ def config_from_dict(data: Mapping[str, Any], name: str = "league") -> LeagueCon
         seed=data["seed"],
         limit=data.get("limit", 32),
         name=str(data.get("name", name)),
-        exact_lists=data.get("exact_lists", False),
+        exact_lists=data.get("exact_lists", True),
     )
 
 
@@ -170,7 +170,7 @@ def load_config(path: str | os.PathLike[str]) -> LeagueConfig:
 _AGENTS: dict[tuple[str, str, str, bool], Agent] = {}  # per process: built once, reset (reseeded) every game
 
 
-def _agent(name: str, spec: str, rules: Rules, exact_lists: bool = False) -> Agent:
+def _agent(name: str, spec: str, rules: Rules, exact_lists: bool = True) -> Agent:
     key = (name, spec, json.dumps(rules.to_dict(), sort_keys=True), exact_lists)
     if key not in _AGENTS:
         try:
