@@ -3,8 +3,11 @@
 ``gymnasium.make_vec("MachiavelliCandidates-v1", num_envs=N)`` gives N single-agent games (the
 learner against random opponents) with ``Discrete(limit + 1)`` actions: 0 draws, ``i`` plays the
 ``i``-th candidate. The network scores each candidate from the observation vector and the
-candidate's cards; the masked softmax over the scores is the policy. Then a seat-rotated win rate
-against ``random`` in the project's arena.
+candidate's cards, with two features read off the observation: the share of the hand the
+candidate lays down, and whether it empties the hand (plane 0 of the observation is the hand, in
+the candidates' units: counts over copies). The masked softmax over the scores is the policy; the
+training win rate it prints is against the same ``random`` bot as the final seat-rotated win rate
+in the project's arena.
 
     pip install machiavelli-env torch
     python examples/cleanrl_ppo_make_vec.py --steps 50000
@@ -23,20 +26,32 @@ from torch import nn
 import machiavelli_env  # noqa: F401  (registers the Gymnasium ids)
 
 
+def hand_features(obs: torch.Tensor, cands: torch.Tensor) -> torch.Tensor:
+    """(B, K, 2): each candidate's share of the hand, and 1.0 where it lays the whole hand down."""
+    hand = obs[..., None, :cands.shape[-1]]                               # plane 0: the own hand
+    share = cands.sum(-1) / hand.sum(-1).clamp_min(1e-6)
+    empties = ((cands - hand).abs().sum(-1) < 1e-4) & (cands.sum(-1) > 0)
+    return torch.stack([share, empties.float()], dim=-1)
+
+
 class Scorer(nn.Module):
     """Candidate scoring: value(s) and one logit per action (draw + candidates)."""
 
     def __init__(self, obs_dim: int, card_dim: int, hidden: int = 128):
         super().__init__()
-        self.state = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
-        self.card = nn.Sequential(nn.Linear(card_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+        self.state = nn.Sequential(nn.Linear(obs_dim + 1, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+        self.card = nn.Sequential(nn.Linear(card_dim + 2, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
+        self.out = nn.Linear(2, 1)  # the hand features straight to the score, beside the learned match
         self.draw = nn.Linear(hidden, 1)
         self.value = nn.Linear(hidden, 1)
         self.scale = hidden ** -0.5
 
     def forward(self, obs: torch.Tensor, cands: torch.Tensor, mask: torch.Tensor):
-        s = self.state(obs)                                               # (B, H)
-        scores = torch.einsum("bh,bkh->bk", s, self.card(cands)) * self.scale  # (B, K)
+        feats = hand_features(obs, cands)                                 # (B, K, 2)
+        can_go_out = (feats[..., 1] * mask[:, 1:]).amax(-1, keepdim=True)  # (B, 1)
+        s = self.state(torch.cat([obs, can_go_out], dim=-1))               # (B, H)
+        c = self.card(torch.cat([cands, feats], dim=-1))                   # (B, K, H)
+        scores = torch.einsum("bh,bkh->bk", s, c) * self.scale + self.out(feats).squeeze(-1)  # (B, K)
         logits = torch.cat([self.draw(s), scores], dim=1)
         logits = logits.masked_fill(~mask, -1e9)
         return torch.distributions.Categorical(logits=logits), self.value(s).squeeze(-1)
