@@ -9,6 +9,11 @@ project's bots, and :func:`win_rate` is the seat-rotated win rate against one of
     agent = CandidateAgent(lambda obs: int(model.predict(obs, action_masks=obs["action_mask"])[0]),
                            limit=64)
     print(win_rate(agent, rules, "random", games=200, seed=1))
+
+The other way round, :class:`AgentOpponent` seats any agent of the registry in
+``SingleAgentEnv``, as the same player it is in ``machiavelli eval``::
+
+    env = SingleAgentEnv("classic", candidates=32, opponents=AgentOpponent("hoarder"))
 """
 
 from __future__ import annotations
@@ -18,14 +23,36 @@ from typing import Any
 
 import numpy as np
 
+from machiavelli_env import game
 from machiavelli_env.rules import Rules
 from machiavelli_env.wrappers import candidate_observation
 
 from .arena import evaluate, wilson_interval
-from .base import DRAW, Agent, Turn
+from .base import DRAW, Agent, Turn, turn_from_state
 from .registry import make_agent
 
-__all__ = ["CandidateAgent", "win_rate"]
+__all__ = ["AgentOpponent", "CandidateAgent", "win_rate"]
+
+
+class AgentOpponent:
+    """An agent (or an agent name for :func:`~agents.registry.make_agent`) as an opponent of
+    :class:`machiavelli_env.wrappers.SingleAgentEnv`: ``play(state, seat)`` hands the agent its
+    own :class:`~agents.base.Turn` of the state (its hand and public information only), and
+    ``reseed(seed)`` starts its next game as the env's reset does."""
+
+    def __init__(self, agent: Agent | str, rules: Rules | None = None):
+        self.agent = make_agent(agent, rules) if isinstance(agent, str) else agent
+        if not isinstance(self.agent, Agent):
+            raise TypeError(f"AgentOpponent needs an Agent or an agent name, got {agent!r}")
+
+    def play(self, state: game.State, seat: int) -> np.ndarray:
+        return np.asarray(self.agent.act(turn_from_state(state, seat)), dtype=np.int64)
+
+    def reseed(self, seed: int) -> None:
+        self.agent.reset(seed)
+
+    def __repr__(self) -> str:
+        return f"AgentOpponent({self.agent.name!r})"
 
 
 class CandidateAgent(Agent):

@@ -233,11 +233,13 @@ class SingleAgentEnv(gymnasium.Env):
     names ``"random"`` / ``"greedy"`` (:class:`RandomPolicy` / :class:`GreedyPolicy`, the bots that
     ``machiavelli eval`` and ``agents.interop.win_rate`` call by those names); default
     :class:`RandomPolicy` (reseeded from the environment's seed on every reset, as is any policy
-    with a ``reseed(int)`` method). ``opponent_limit`` is the length of the lists given to callable
-    opponents. A mapping as the first argument that names any of these
-    parameters is a whole config (:meth:`from_config`). Rewards are the learner's engine rewards
-    summed over its move and the opponents' moves that follow. If a deal ends before the learner
-    moves, reset re-deals.
+    with a ``reseed(int)`` method). An opponent with a method ``play(state, seat) -> action vector``
+    decides from the engine state (the bots, and any registry agent through
+    :class:`agents.interop.AgentOpponent`, which shows the agent only its own view);
+    ``opponent_limit`` is the length of the lists given to callable opponents. A mapping as the
+    first argument that names any of these parameters is a whole config (:meth:`from_config`).
+    Rewards are the learner's engine rewards summed over its move and the opponents' moves that
+    follow. If a deal ends before the learner moves, reset re-deals.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -277,7 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
         others = [q for q in range(n) if q != self.seat]
         if opponents is None:
             pols: list[Policy] = [RandomPolicy() for _ in others]
-        elif callable(opponents) or isinstance(opponents, str):
+        elif callable(opponents) or isinstance(opponents, str) or _plays_states(opponents):
             pols = [_named_policy(opponents) for _ in others]
         else:
             pols = [_named_policy(p) for p in opponents]
@@ -390,8 +392,8 @@ class SingleAgentEnv(gymnasium.Env):
         while not s.done and s.current != self.seat:
             q = s.current
             policy = self.opponents[q]
-            if isinstance(policy, (RandomPolicy, GreedyPolicy)):  # the bots list or ask for themselves
-                act = policy.play(s, q)
+            if _plays_states(policy):  # the bots (and agents.interop.AgentOpponent) decide from the state
+                act = np.asarray(policy.play(s, q), dtype=np.int64)
             else:
                 obs = observation.observe(s, q)
                 plays = game.legal_plays(s, q, self.opponent_limit, self.list_budget)
@@ -472,13 +474,20 @@ def _split_config(config: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
+def _plays_states(policy: Any) -> bool:
+    """Whether an opponent decides from the engine state: it has ``play(state, seat) -> action vector``."""
+    return callable(getattr(policy, "play", None))
+
+
 def _named_policy(policy: Any) -> Policy:
     if isinstance(policy, str):
         if policy not in _POLICIES:
-            raise ValueError(f"unknown opponent {policy!r} (names: {', '.join(_POLICIES)}; or pass a callable)")
+            raise ValueError(f"unknown opponent {policy!r} (names: {', '.join(_POLICIES)}; any agent by name: "
+                             f"agents.interop.AgentOpponent; or pass a callable)")
         return _POLICIES[policy]()
-    if not callable(policy):
-        raise TypeError(f"an opponent must be a callable policy or a name, got {policy!r}")
+    if not callable(policy) and not _plays_states(policy):
+        raise TypeError(f"an opponent must be a callable policy, an object with play(state, seat), or a name, "
+                        f"got {policy!r}")
     return policy
 
 

@@ -84,3 +84,29 @@ def test_the_names_default_to_benchmark_players() -> None:
     assert make_agent("random", rules).list_budget is None
     assert make_agent("hoarder", rules).search_work is None
     assert make_agent("random", rules, exact_lists=False).list_budget is not None
+
+
+def test_any_agent_sits_in_single_agent_env_as_the_same_player() -> None:
+    from machiavelli_env.agents.heuristic import HoarderAgent
+    from machiavelli_env.agents.interop import AgentOpponent
+
+    hoarder = AgentOpponent("hoarder")
+    for state in _states("classic", 1, seed=60):
+        q = state.current
+        assert np.array_equal(hoarder.play(state, q), HoarderAgent().act(turn_from_state(state, q)))
+    env = SingleAgentEnv("classic", candidates=8, opponents=AgentOpponent("patient"))
+    obs, _ = env.reset(seed=1)
+    moves = 0
+    while moves < 200:
+        obs, _, term, trunc, _ = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+        moves += 1
+        if term or trunc:
+            break
+    assert moves > 3
+
+
+def test_an_opponent_that_is_neither_a_policy_nor_a_name_is_refused() -> None:
+    with pytest.raises(TypeError, match="play\\(state, seat\\)"):
+        SingleAgentEnv("classic", opponents=[object()])
+    with pytest.raises(ValueError, match="AgentOpponent"):
+        SingleAgentEnv("classic", opponents="hoarder")
