@@ -55,10 +55,8 @@ class GreedyAgent(Agent):
     objective = "cards"
 
     def act(self, turn: Turn) -> np.ndarray:
-        play = turn.best_play(self.objective)
-        if play.any() or turn.draw_allowed:
-            return bots.greedy_choice(play, turn.draw_allowed, [])
-        return bots.greedy_choice(play, False, turn.legal_plays_up_to(bots.RANDOM_LIMIT)[:1])
+        return bots.greedy_choice(turn.best_play(self.objective), turn.draw_allowed,
+                                  lambda: turn.legal_plays_up_to(bots.RANDOM_LIMIT))
 
 
 class GreedyPointsAgent(GreedyAgent):

@@ -14,7 +14,7 @@ use) and the opponents ``"random"`` and ``"greedy"`` of :class:`machiavelli_env.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -38,14 +38,15 @@ def random_choice(plays: Sequence[np.ndarray], draw_allowed: bool, rng: np.rando
     return np.array(plays[k], dtype=np.int64) if k < len(plays) else _draw()
 
 
-def greedy_choice(best: np.ndarray, draw_allowed: bool, first_play: Sequence[np.ndarray]) -> np.ndarray:
+def greedy_choice(
+    best: np.ndarray, draw_allowed: bool, legal_plays: Callable[[], Sequence[np.ndarray]]
+) -> np.ndarray:
     """``greedy``'s rule: ``best`` (the oracle's max-cards play) when it plays a card, else drawing,
-    else the first of ``first_play`` (a list of at most one legal play)."""
+    else the first of ``legal_plays()`` (listed only then)."""
     if np.asarray(best).any():
         return np.array(best, dtype=np.int64)
-    if draw_allowed or not first_play:
-        return _draw()
-    return np.array(first_play[0], dtype=np.int64)
+    plays = [] if draw_allowed else legal_plays()
+    return np.array(plays[0], dtype=np.int64) if plays else _draw()
 
 
 def random_play(state: game.State, seat: int, rng: np.random.Generator) -> np.ndarray:
@@ -56,6 +57,5 @@ def random_play(state: game.State, seat: int, rng: np.random.Generator) -> np.nd
 
 def greedy_play(state: game.State, seat: int) -> np.ndarray:
     """``greedy``'s action for ``seat`` in an engine state."""
-    best = game.best_play(state, seat, "cards")
-    draw = game.draw_allowed(state, seat)
-    return greedy_choice(best, draw, [] if best.any() or draw else game.legal_plays(state, seat, RANDOM_LIMIT)[:1])
+    return greedy_choice(game.best_play(state, seat, "cards"), game.draw_allowed(state, seat),
+                         lambda: game.legal_plays(state, seat, RANDOM_LIMIT))

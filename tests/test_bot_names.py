@@ -44,10 +44,10 @@ def test_the_env_bots_and_the_agents_of_the_same_names_choose_alike(preset: str)
 
 
 def test_greedy_draws_when_the_oracle_finds_no_play_and_plays_when_it_must() -> None:
-    assert not bots.greedy_choice(np.zeros(53, dtype=np.int64), True, []).any()
+    assert not bots.greedy_choice(np.zeros(53, dtype=np.int64), True, lambda: []).any()
     forced = np.zeros(53, dtype=np.int64)
     forced[3] = 1
-    assert np.array_equal(bots.greedy_choice(np.zeros(53, dtype=np.int64), False, [forced]), forced)
+    assert np.array_equal(bots.greedy_choice(np.zeros(53, dtype=np.int64), False, lambda: [forced]), forced)
 
 
 def test_random_draws_last_and_picks_uniformly() -> None:
