@@ -300,7 +300,6 @@ def step_split(policy: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     import machiavelli_env
     from machiavelli_env import game
     from machiavelli_env.oracle import api as oracle_api
-    from machiavelli_env.oracle import dp
 
     env_module = importlib.import_module("machiavelli_env.env")
     clock = time.perf_counter
@@ -329,9 +328,7 @@ def step_split(policy: str, seconds: float, seed: int = 0) -> dict[str, Any]:
                     spent[key] += clock() - t0 - (oracle_total[0] - o0)
         setattr(owner, name, timed)
 
-    patch(dp, "raw_solve", "oracle")
-    patch(dp, "raw_by_card", "oracle")
-    patch(dp, "raw_best", "oracle")
+    patch(oracle_api, "answer", "oracle")  # every question the public functions hand to the pipeline
     patch(oracle_api, "_direct_best", "oracle")  # best_play's and repack's one call into the extension
     patch(oracle_api, "_direct_repack", "oracle")
     patch(env_module.raw_env, "legal_plays", "legal plays")

@@ -12,7 +12,8 @@ from machiavelli_env.agents.registry import make_agent
 from machiavelli_env import game, legal, oracle
 from machiavelli_env.cards import parse_cards, to_counts
 from machiavelli_env.melds import is_valid_arrangement
-from machiavelli_env.oracle import dp, ilp
+from machiavelli_env.oracle import ilp, pipeline
+from machiavelli_env.oracle.question import BEST, Question
 from machiavelli_env.rules import Rules
 
 
@@ -96,7 +97,7 @@ def test_solve_then_ilp_sweeps_down_before_the_programme(monkeypatch: pytest.Mon
     def no_programme(*args: object) -> None:
         raise AssertionError("the integer programme was asked")
 
-    monkeypatch.setattr(dp, "ilp_solve", no_programme)
+    monkeypatch.setattr(pipeline, "ilp_solve", no_programme)
     got = oracle.solve_then_ilp(zero, hand, ones, rules, cap, need_group=True)
     assert got is not None and got.value == exact.value == 52
     assert np.all(got.counts <= hand)
@@ -112,7 +113,7 @@ def test_rounded_relaxation_bounds_the_optimum_and_its_point_lies_in_the_box(pre
     for table, hand, rules in positions:
         ones = np.ones(53, dtype=np.int64)
         exact = oracle.best_play(table, hand, rules, arrange=False)
-        counts, bound, _, _ = dp.ilp_rounded(table, table + hand, ones, rules)
+        counts, bound, _, _ = ilp.rounded_relaxation(table, table + hand, ones, rules)
         assert bound >= exact.value  # a proven upper bound
         assert np.all(counts >= 0) and np.all(counts <= hand)
         if int(counts.sum()) == bound and oracle.repack(table, counts, rules) is not None:
@@ -144,7 +145,7 @@ def _big_hand(preset: str, cards: tuple[str, str]) -> tuple[Rules, np.ndarray, n
     table, hand = (to_counts(parse_cards(text)) for text in cards)
     ones = np.ones(53, dtype=np.int64)
     expected = ilp.solve_bounds(table, table + hand, ones, rules).value  # the programme alone
-    return rules, table, hand, expected, dp.ilp_rounded(table, table + hand, ones, rules)
+    return rules, table, hand, expected, ilp.rounded_relaxation(table, table + hand, ones, rules)
 
 
 def _no_programme(*args: object) -> None:
@@ -160,7 +161,7 @@ def test_the_relaxations_whole_melds_completed_by_the_search_settle_a_big_hand_w
     with pytest.raises(oracle.WorkLimitReached):  # ...but the search cannot tell whether it is a partition
         oracle.solve_within(x, x, np.zeros(53, dtype=np.int64), rules, HOARDER_SEARCH_WORK, sweep="down")
     assert relaxed.whole and is_valid_arrangement(relaxed.whole, rules)
-    monkeypatch.setattr(dp, "ilp_solve", _no_programme)
+    monkeypatch.setattr(pipeline, "ilp_solve", _no_programme)
     got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
     assert got.value == expected
     assert _arranges(got, table, rules)
@@ -178,14 +179,15 @@ def test_the_relaxations_point_rounded_up_where_it_holds_fractions_settles_a_big
     assert relaxed.bound == expected == int(relaxed.counts.sum()) + 1 == 54  # rounded down: one card short
     assert relaxed.fractions.sum() > 0 and (relaxed.fractions[table + relaxed.counts >= table + hand] == 0).all()
     ones = np.ones(53, dtype=np.int64)
-    completion = oracle.api._completion(table, table + hand, ones, rules, HOARDER_SEARCH_WORK, relaxed.whole)
+    completion = pipeline._completion(Question(BEST, table, table + hand, ones, rules), HOARDER_SEARCH_WORK,
+                                      relaxed.whole)
     assert completion is None or completion.value < expected  # the completion does not reach it either
-    monkeypatch.setattr(dp, "ilp_solve", _no_programme)
+    monkeypatch.setattr(pipeline, "ilp_solve", _no_programme)
     got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
     assert got.value == expected
     assert (got.counts <= hand).all()
     assert _arranges(got, table, rules)
-    monkeypatch.setattr(oracle.api, "ROUND_UP_DIVE", 0)  # without the dive the programme is asked
+    monkeypatch.setattr(pipeline, "ROUND_UP_DIVE", 0)  # without the dive the programme is asked
     with pytest.raises(AssertionError, match="the integer programme was asked"):
         oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
 
@@ -195,15 +197,15 @@ def test_a_completion_short_of_the_bound_is_the_programmes_first_incumbent(monke
     table, hand = (to_counts(parse_cards(text)) for text in _SHORT)
     ones = np.ones(53, dtype=np.int64)
     expected = ilp.solve_bounds(table, table + hand, ones, rules).value
-    assert dp.ilp_rounded(table, table + hand, ones, rules).bound == expected + 1 == 53
+    assert ilp.rounded_relaxation(table, table + hand, ones, rules).bound == expected + 1 == 53
     starts: list[oracle.Play | None] = []
-    real = dp.ilp_solve
+    real = pipeline.ilp_solve
 
-    def spy(*args: object) -> object:
-        starts.append(args[6])
-        return real(*args)
+    def spy(q: Question, start: oracle.Play | None = None) -> object:
+        starts.append(start)
+        return real(q, start)
 
-    monkeypatch.setattr(dp, "ilp_solve", spy)
+    monkeypatch.setattr(pipeline, "ilp_solve", spy)
     got = oracle.best_play_then_ilp(table, hand, rules, "cards", HOARDER_SEARCH_WORK)
     assert got.value == expected
     (start,) = starts

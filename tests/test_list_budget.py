@@ -10,7 +10,8 @@ from machiavelli_env.agents.registry import make_agent
 
 from machiavelli_env import game, legal, oracle
 from machiavelli_env.cards import to_counts
-from machiavelli_env.oracle import dp
+from machiavelli_env.oracle import dp, pipeline
+from machiavelli_env.oracle.question import BOX, Question, capped
 from machiavelli_env.rules import Rules
 
 ROOMY = legal.ListBudget(nodes=10**9, question_work=10**9, by_card_work=10**9, points_work=10**9, total_work=10**12)
@@ -152,6 +153,11 @@ def test_a_capped_question_gives_up_close_to_its_cap_and_a_list_close_to_its_tot
     assert dp.work() - before <= budget.total_work + 100
 
 
+def _capped(lo: np.ndarray, hi: np.ndarray, w: np.ndarray, rules: Rules) -> object:
+    """The box question capped at 10**9 work, the relaxation charged from a fresh start."""
+    return pipeline.answer(Question(BOX, lo, hi, w, rules), capped(10**9))
+
+
 def test_capped_questions_count_the_relaxation_the_same_after_any_history() -> None:
     # on joker tables the per-suit relaxation can cost more than the search it bounds: a capped
     # question's work counts both, computed afresh, so the count depends on the question alone
@@ -164,7 +170,7 @@ def test_capped_questions_count_the_relaxation_the_same_after_any_history() -> N
         hi = table + hand
         for w in (np.zeros(53, dtype=np.int64), oracle.objective_weights("cards", rules)):
             before = dp.work()
-            capped = dp.capped_solve(lo, hi, w, rules, False, 0, False, 10**9)
+            capped = _capped(lo, hi, w, rules)
             total = dp.work() - before
             before = dp.work()
             plain = dp._dp.solve(lo, hi, w, ace, mjpm, 0, 0, decks, jokers, 10**9)  # not charged
@@ -177,7 +183,7 @@ def test_capped_questions_count_the_relaxation_the_same_after_any_history() -> N
             legal.legal_plays(table, hand, rules, limit=8)  # other questions fill the kept relaxation
             legal.best_play(table, hand, rules)
             before = dp.work()
-            dp.capped_solve(lo, hi, w, rules, False, 0, False, 10**9)
+            _capped(lo, hi, w, rules)
             assert dp.work() - before == total
     assert charged >= 12
 

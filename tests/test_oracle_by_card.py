@@ -28,8 +28,10 @@ from machiavelli_env.oracle import (
     best_plays_by_card,
     dp,
     objective_weights,
+    pipeline,
     playable_cards,
 )
+from machiavelli_env.oracle.question import BOX, BY_CARD, Question
 from machiavelli_env.rules import Rules
 
 DATA = Path(__file__).parent / "data" / "oracle_cases"
@@ -159,14 +161,16 @@ def test_the_mirrored_position_gives_the_same_answers(rules: Rules) -> None:
         table, hand = random_position(rules, seed, (2, 6), (3, 9))
         for objective in ("cards", "points"):
             w = objective_weights(objective, rules)
-            direct = dp.raw_solve(table, table + hand, w, rules, False, 0)
-            mirrored = dp.mirrored_solve(table, table + hand, w, rules, False)
+            q = Question(BOX, table, table + hand, w, rules)
+            direct = pipeline.answer(q)
+            mirrored = dp.search(q, 0, mirrored=True)
             assert mirrored[0] == direct[0]
             x = table + np.frombuffer(mirrored[1], dtype=np.int64)
             assert (x >= table).all() and (x <= table + hand).all() and w @ (x - table) == direct[0]
             assert_partition(mirrored[2], x, rules)
-        by_card = dp.raw_by_card(table, table + hand, w, rules, False, 0, True)
-        mirrored_cards = dp.mirrored_by_card(table, table + hand, w, rules, False, True)
+        q = Question(BY_CARD, table, table + hand, w, rules)
+        by_card = pipeline.answer(q)
+        mirrored_cards = dp.by_card(q, 0, mirrored=True)
         assert sorted(mirrored_cards) == sorted(by_card)
         for card, (value, counts, melds) in mirrored_cards.items():
             x = table + np.frombuffer(counts, dtype=np.int64)

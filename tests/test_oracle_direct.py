@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from machiavelli_env.cards import NUM_TYPES, to_counts
-from machiavelli_env.oracle import OracleError, Play, best_play, dp, repack
+from machiavelli_env.oracle import OracleError, Play, best_play, dp, pipeline, repack
+from machiavelli_env.oracle.question import BEST, Question
 from machiavelli_env.rules import Rules
 
 DATA = Path(__file__).parent / "data" / "oracle_cases" / "cases.jsonl"
@@ -58,7 +59,7 @@ def test_rules_objects_sharing_a_slot_keep_their_own_arguments() -> None:
             objective = "points" if i % 2 else "cards"
             got = best_play(table, h, rules, objective)
             hit = dp.rules_args(rules)
-            want = dp.raw_best(table, h, hit.weights_for(objective), rules)
+            want = pipeline.answer(Question(BEST, table, table + h, hit.weights_for(objective), rules))
             assert got.value == want[0], (rules.ace, rules.jokers, rules.points, objective)
             assert np.array_equal(got.counts, np.frombuffer(want[1], dtype=np.int64))
 
@@ -158,7 +159,7 @@ def test_repack_returns_the_arrangement_of_a_mirrored_retry(monkeypatch: pytest.
     rules = Rules.load("classic", ace="low")
     table, play = to_counts("5H 6H 7H KC KD"), to_counts("8H KS")
     monkeypatch.setattr(api, "_direct_repack", lambda *args: NotImplemented)
-    monkeypatch.setattr(dp, "raw_solve", lambda lo, hi, w, r, g, m: dp.mirrored_solve(lo, hi, w, r, g))
+    monkeypatch.setattr(api, "answer", lambda q, *budget: dp.search(q, 0, mirrored=True))
     melds = repack(table, play, rules)
     assert melds is not None
     assert sorted(c for m in melds for c in m) == sorted(np.repeat(np.arange(NUM_TYPES), table + play).tolist())

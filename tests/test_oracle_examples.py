@@ -184,12 +184,14 @@ def test_play_reads_like_a_record_and_survives_pickling_and_copying() -> None:
 
 def test_the_extension_encodes_arrangements_compactly_and_decodes_them_on_demand() -> None:
     from machiavelli_env.oracle import dp
+    from machiavelli_env.oracle.question import BEST, Question
 
     assert dp.decode_melds(bytes([3, 0, 1, 2, 4, 5, 18, 31, 44])) == [[0, 1, 2], [5, 18, 31, 44]]
     assert dp.decode_melds(b"") == []
     with pytest.raises(ValueError, match="malformed"):
         dp.decode_melds(bytes([5, 1, 2]))  # a meld longer than what follows
-    res = dp.raw_best(c("10H JH QH"), c("9H KH"), np.ones(NUM_TYPES, dtype=np.int64), CLASSIC)
+    table, hand = c("10H JH QH"), c("9H KH")
+    res = dp.best(Question(BEST, table, table + hand, np.ones(NUM_TYPES, dtype=np.int64), CLASSIC))
     assert type(res[2]) is bytes
     assert sorted(map(sorted, dp.decode_melds(res[2]))) == [sorted(parse_card(x) for x in "9H 10H JH QH KH".split())]
 

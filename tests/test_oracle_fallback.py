@@ -10,7 +10,7 @@ from game_positions import crowded_positions
 
 from machiavelli_env.cards import to_counts
 from machiavelli_env.melds import is_valid_meld
-from machiavelli_env.oracle import _dp, best_play, best_plays_by_card, repack
+from machiavelli_env.oracle import _dp, best_play, best_plays_by_card, pipeline, repack
 from machiavelli_env.oracle import dp as dp_module
 from machiavelli_env.rules import Rules
 
@@ -39,13 +39,13 @@ def tiny_memo():
 @pytest.fixture
 def count_ilp(monkeypatch):
     calls = []
-    real = dp_module.ilp_solve
+    real = pipeline.ilp_solve
 
     def counted(*args):
         calls.append(args)
         return real(*args)
 
-    monkeypatch.setattr(dp_module, "ilp_solve", counted)
+    monkeypatch.setattr(pipeline, "ilp_solve", counted)
     return calls
 
 
@@ -106,9 +106,9 @@ def quick_races(monkeypatch):
     from machiavelli_env.oracle import lp
 
     saved = lp.set_race_work(1)
-    monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 1)
-    monkeypatch.setattr(dp_module, "REPACK_BRANCH", 0)
-    monkeypatch.setattr(dp_module, "REPACK_DIVE", 0)
+    monkeypatch.setattr(pipeline, "ILP_RACE_WORK", 1)
+    monkeypatch.setattr(pipeline, "REPACK_BRANCH", 0)
+    monkeypatch.setattr(pipeline, "REPACK_DIVE", 0)
     try:
         yield
     finally:
@@ -191,7 +191,7 @@ def test_a_repack_both_races_leave_open_is_arranged_from_the_relaxations_whole_m
     from machiavelli_env.oracle import lp
 
     params = dp_module.rules_params(STRESS_RULES)
-    assert lp.arrangement(STRESS_REPACK, params, dp_module.REPACK_DIVE) is None  # the dive does not find one
+    assert lp.arrangement(STRESS_REPACK, params, pipeline.REPACK_DIVE) is None  # the dive does not find one
     whole = lp.whole_melds(STRESS_REPACK, params)
     assert whole and (sum(whole) <= STRESS_REPACK).all()
     _assert_repacked_without_highs(STRESS_REPACK, STRESS_RULES, count_ilp, count_highs_relaxations)
@@ -212,8 +212,8 @@ def test_a_repack_the_other_sweep_settles_asks_no_highs(count_ilp, count_highs_r
 
     rules = Rules.load("jokers2")
     params = dp_module.rules_params(rules)
-    assert lp.arrangement(JOKERS2_REPACK, params, dp_module.REPACK_DIVE) is None
-    assert not lp.branch_refutes(JOKERS2_REPACK, JOKERS2_REPACK, params, dp_module.REPACK_BRANCH)
+    assert lp.arrangement(JOKERS2_REPACK, params, pipeline.REPACK_DIVE) is None
+    assert not lp.branch_refutes(JOKERS2_REPACK, JOKERS2_REPACK, params, pipeline.REPACK_BRANCH)
     _assert_repacked_without_highs(JOKERS2_REPACK, rules, count_ilp, count_highs_relaxations)
 
 
@@ -235,7 +235,7 @@ def test_a_repack_that_a_short_dive_misses_is_arranged_by_the_dive_without_highs
     rules = Rules.load("classic", ace="wrap", jokers=4, max_jokers_per_meld=2)
     params = dp_module.rules_params(rules)
     assert lp.arrangement(WRAP_REPACK, params, 15) is None
-    assert lp.arrangement(WRAP_REPACK, params, dp_module.REPACK_DIVE) is not None
+    assert lp.arrangement(WRAP_REPACK, params, pipeline.REPACK_DIVE) is not None
     _assert_repacked_without_highs(WRAP_REPACK, rules, count_ilp, count_highs_relaxations)
 
 
@@ -265,8 +265,8 @@ def test_a_dive_arrangement_is_a_partition_of_x_from_x_alone() -> None:
 def test_a_repack_whose_whole_melds_leave_no_repack_within_the_cap_goes_to_the_ilp(count_ilp, monkeypatch) -> None:
     from machiavelli_env.oracle.api import solve
 
-    monkeypatch.setattr(dp_module, "ILP_RACE_WORK", 50)  # the second race and the rest's repack: 50 units
-    monkeypatch.setattr(dp_module, "REPACK_DIVE", 0)
+    monkeypatch.setattr(pipeline, "ILP_RACE_WORK", 50)  # the second race and the rest's repack: 50 units
+    monkeypatch.setattr(pipeline, "REPACK_DIVE", 0)
     zero = np.zeros(53, dtype=np.int64)
     got = solve(STRESS_REPACK, STRESS_REPACK, zero, STRESS_RULES)
     assert len(count_ilp) == 1
@@ -287,12 +287,12 @@ def test_group_branching_refutes_a_repack_before_the_ilp(count_ilp, monkeypatch)
     zero = np.zeros(53, dtype=np.int64)
     params = dp_module.rules_params(RULES)
     assert lp.settle(NO_REPACK, NO_REPACK, params, False) is False  # the relaxation alone has a point
-    assert lp.branch_refutes(NO_REPACK, NO_REPACK, params, dp_module.REPACK_BRANCH)
+    assert lp.branch_refutes(NO_REPACK, NO_REPACK, params, pipeline.REPACK_BRANCH)
     assert not lp.branch_refutes(NO_REPACK, NO_REPACK, params, 0)
     assert not lp.branch_refutes(STRESS_REPACK, STRESS_REPACK, dp_module.rules_params(STRESS_RULES), 1000)  # a repack
     assert solve(NO_REPACK, NO_REPACK, zero, RULES) is None
     assert not count_ilp, "the integer programme was asked"
-    monkeypatch.setattr(dp_module, "REPACK_BRANCH", 0)  # without branching the programme answers the same
+    monkeypatch.setattr(pipeline, "REPACK_BRANCH", 0)  # without branching the programme answers the same
     assert solve(NO_REPACK, NO_REPACK, zero, RULES) is None
     assert len(count_ilp) == 1
 

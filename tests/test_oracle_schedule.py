@@ -8,7 +8,8 @@ import numpy as np
 from oracle_params import search_params
 
 from machiavelli_env.cards import to_counts
-from machiavelli_env.oracle import api, dp, lp
+from machiavelli_env.oracle import api, dp, lp, pipeline
+from machiavelli_env.oracle.question import BOX, Question
 from machiavelli_env.rules import Rules
 
 JOKERS = Rules.load("classic_jokers")
@@ -36,7 +37,7 @@ def test_rising_search_finds_the_optimum_with_less_work_on_a_crowded_joker_table
     rising, rising_work = _measured(api.best_play, TABLE, HAND, JOKERS)
     with search_params(rise=0):
         falling, falling_work = _measured(api.best_play, TABLE, HAND, JOKERS)
-    ilp = dp.ilp_solve(TABLE, TABLE + HAND, api.objective_weights("cards", JOKERS), JOKERS, False, 0)
+    ilp = pipeline.ilp_solve(Question(BOX, TABLE, TABLE + HAND, api.objective_weights("cards", JOKERS), JOKERS))
     assert rising.value == falling.value == ilp[0] == 2
     assert (rising.counts <= HAND).all() and api.repack(TABLE, rising.counts, JOKERS) is not None
     assert rising_work * 2 < falling_work

@@ -1,4 +1,10 @@
-"""The exact table-repacking oracle (see :mod:`machiavelli_env.oracle.api`)."""
+"""The exact table-repacking oracle: the public functions of :mod:`machiavelli_env.oracle.api`.
+
+Its modules, each opening with what it owns, from the bottom up: ``result`` (the answer type and
+errors), ``question`` (what is asked, and its budget), ``dp`` (each call into the C extension),
+``lp`` (the LP relaxation), ``ilp`` (the integer programme), ``pipeline`` (the stages that answer a
+question, in order) and ``api`` (the public functions).
+"""
 
 from .api import (
     OBJECTIVES,

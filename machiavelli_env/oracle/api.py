@@ -1,15 +1,18 @@
 """The public oracle: repack, best_play, opening plays, best plays per card and playable cards.
 
-Everything reduces to one bounded question, answered by the exact dynamic programme in
-:mod:`machiavelli_env.oracle.dp`: choose counts ``lo <= x <= hi`` (per card type) maximising
-``sum(weights * (x - lo))`` such that the multiset ``x`` partitions into valid melds
-(optionally: with at least one group, or worth at least N opening points).
-``repack`` is ``lo = hi = table + play``; ``best_play`` is ``lo = table, hi = table + hand``.
+What it owns: the public functions, their argument checks and their errors. Everything reduces to
+one bounded question (:class:`~machiavelli_env.oracle.question.Question`): choose counts
+``lo <= x <= hi`` (per card type) maximising ``sum(weights * (x - lo))`` such that the multiset
+``x`` partitions into valid melds (optionally: with at least one group, or worth at least N opening
+points). ``repack`` is ``lo = hi = table + play``; ``best_play`` is ``lo = table, hi = table + hand``.
+Each function builds its question and a budget (exact, or a work count) and hands them to
+:func:`machiavelli_env.oracle.pipeline.answer`, which runs the stages that answer it; ``best_play``
+and ``repack`` first make one direct call into the extension, which answers most questions
+without building one.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +22,8 @@ from ..cards import NUM_TYPES, as_counts
 from ..rules import Rules
 from . import dp, lp
 from .lp import NO_WEIGHTS
+from .pipeline import answer
+from .question import AFTER_RACE, BEST, BOX, BY_CARD, Question, bounded, capped
 from .result import OracleError, Play, _raise_code
 
 Counts = Sequence[int] | np.ndarray
@@ -124,7 +129,7 @@ def solve(
         # fast path, as in best_play
         try:
             res = (
-                dp.raw_solve(lo, hi, weights, rules, need_group, int(min_open_points), down)
+                answer(Question(BOX, lo, hi, weights, rules, need_group, int(min_open_points), down))
                 if min_open_points >= 0 else 0
             )
         except ValueError:
@@ -138,7 +143,7 @@ def solve(
         raise OracleError("weights must be 53 non-negative integers")
     if int(min_open_points) < 0:
         raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
-    res = dp.raw_solve(lo_a, hi_a, w, rules, need_group, int(min_open_points), down)
+    res = answer(Question(BOX, lo_a, hi_a, w, rules, need_group, int(min_open_points), down))
     if res is None:
         return None
     if isinstance(res, int):
@@ -181,10 +186,11 @@ def feasible(
     if int(min_open_points) < 0:
         raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
     lo_a, hi_a = _check(lo, "lo"), _check(hi, "hi")
-    res = dp.raw_feasible(lo_a, hi_a, rules, need_group, int(min_open_points), down)
+    res = answer(Question(BOX, lo_a, hi_a, NO_WEIGHTS, rules, need_group, int(min_open_points), down,
+                          counts_only=True))
     if isinstance(res, int):
         _raise_code(res, lo_a, hi_a, None, rules)
-    return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
+    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
 
 
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
@@ -209,7 +215,7 @@ def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
     t = _check(table, "table")
     p = _check(play, "play")
     total = t + p
-    res = dp.raw_solve(total, total, objective_weights("cards", rules), rules, False, 0)
+    res = answer(Question(BOX, total, total, objective_weights("cards", rules), rules))
     if isinstance(res, int):
         _precheck(((t, "table"), (p, "play")))
         _raise_code(res, total, total, None, rules)
@@ -257,7 +263,7 @@ def best_play(table: Counts, hand: Counts, rules: Rules, objective: str = "cards
     t = _check(table, "table")
     h = _check(hand, "hand")
     w = objective_weights(objective, rules)
-    res = dp.raw_best(t, h, w, rules)
+    res = answer(Question(BEST, t, t + h, w, rules, objective=objective))
     if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
     if isinstance(res, int):
@@ -278,7 +284,7 @@ def best_play_containing(table: Counts, hand: Counts, card: int, rules: Rules, o
     lo[card] += 1
     w = objective_weights(objective, rules)
     hi = t + h
-    res = dp.raw_solve(lo, hi, w, rules, False, 0)
+    res = answer(Question(BOX, lo, hi, w, rules))
     if res is None:
         return None
     if isinstance(res, int):
@@ -315,7 +321,7 @@ def best_plays_by_card(
     if int(min_open_points) < 0:
         raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
     hi = t + h
-    res = dp.raw_by_card(t, hi, w, rules, need_group, int(min_open_points), True)
+    res = answer(Question(BY_CARD, t, hi, w, rules, need_group, int(min_open_points)))
     if res is None:
         if need_group or min_open_points:
             return {}
@@ -364,21 +370,27 @@ def solve_within(
     box holds no partition); raises :class:`WorkLimitReached` otherwise. With zero ``weights`` it is
     a feasibility question. The arguments must already be valid int64 count vectors.
 
-    The work counts the search and its per-suit relaxation (:func:`machiavelli_env.oracle.dp.capped_solve`).
-    With ``fresh`` (the default) whether it gives up depends on the question alone; ``fresh=False``
-    reuses the relaxation of the capped questions asked since the last fresh one (cheaper when they
-    are alike, as an enumeration's are), and then depends on that sequence alone. ``arrange=False``
-    leaves the answer's ``melds`` ``None`` (not computed).
+    The work counts the search and its per-suit relaxation. With ``fresh`` (the default) whether
+    it gives up depends on the question alone; ``fresh=False`` reuses the relaxation of the capped
+    questions asked since the last fresh one (cheaper when they are alike, as an enumeration's
+    are), and then depends on that sequence alone. ``arrange=False`` leaves the answer's ``melds``
+    ``None`` (not computed).
     """
-    res = dp.capped_solve(lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep), max_work,
-                          fresh, arrange)
-    if res is None:
-        return None
-    if res == dp.OVER_WORK:
+    q = Question(BOX, lo, hi, weights, rules, need_group, int(min_open_points), _sweeps_down(sweep),
+                 melds=bool(arrange))
+    res = _capped_answer(q, max_work, fresh)
+    return None if res is None else _play(res)
+
+
+def _capped_answer(q: Question, max_work: int, fresh: bool = True) -> Any:
+    """``q``'s answer within ``max_work`` (``None`` or the extension's answer): :class:`WorkLimitReached`
+    when it gives up, :class:`OracleError` for a bad argument."""
+    res = answer(q, capped(max_work, fresh))
+    if dp.over_work(res):
         raise WorkLimitReached(f"no answer within {max_work} work")
     if isinstance(res, int):
-        _raise_code(res, lo, hi, weights, rules)
-    return _play(res)
+        _raise_code(res, q.lo, q.hi, q.weights, q.rules)
+    return res
 
 
 def best_play_within(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, max_work: int) -> Play:
@@ -389,13 +401,17 @@ def best_play_within(table: np.ndarray, hand: np.ndarray, rules: Rules, objectiv
     vectors (``OracleError`` when the table cannot be arranged)."""
     if max_work < 1:
         raise OracleError(f"max_work must be at least 1, got {max_work}")
-    res = dp.capped_best(table, hand, rules, objective, int(max_work))
+    res = answer(_best_question(table, hand, rules, objective), capped(max_work))
     if res.__class__ is Play:
         return res
     if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
-    # over the cap (5), or a position the direct path leaves to the general one (its memo's limit)
+    # over the cap, or a position the direct path leaves to the general one (its memo's limit)
     raise WorkLimitReached(f"no answer within {max_work} work")
+
+
+def _best_question(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str) -> Question:
+    return Question(BEST, table, table + hand, objective_weights(objective, rules), rules, objective=objective)
 
 
 def best_play_then_ilp(table: np.ndarray, hand: np.ndarray, rules: Rules, objective: str, max_work: int) -> Play:
@@ -408,113 +424,12 @@ def best_play_then_ilp(table: np.ndarray, hand: np.ndarray, rules: Rules, object
     may return another. Which step answers depends on the question alone, never on time. It
     suits questions that the full schedule can take seconds on (a big hand over a table of
     several decks and jokers), where the programme takes tens of milliseconds."""
-    try:
-        return best_play_within(table, hand, rules, objective, max_work)
-    except WorkLimitReached:
-        pass
-    play = _sweeps_then_ilp(table, table + hand, objective_weights(objective, rules), rules, max_work, ("down",))
-    if play is None:
+    if max_work < 1:
+        raise OracleError(f"max_work must be at least 1, got {max_work}")
+    res = answer(_best_question(table, hand, rules, objective), bounded(max_work))
+    if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
-    return play
-
-
-def _relaxation_step(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, max_work: int
-) -> tuple[Play | None, Play | None]:
-    """The programme's linear relaxation (:func:`dp.ilp_rounded`) before the programme itself:
-    ``(answer, start)``, at most one of them a play.
-
-    The answer is a play worth the relaxation's proven bound, hence optimal: first the melds the
-    relaxation's point takes whole, completed by the search's best play of the cards they leave
-    (within ``max_work``, swept from the king down; with melds); else the point rounded down, when
-    the search arranges it within ``max_work`` (a repack question; no melds). A completion worth
-    less than the bound is the ``start`` handed to the programme, whose search then has only to
-    prove or beat it. On 258 recorded max-cards questions that the hoarder's bounded searches left
-    to this step (``benchmarks/tail.py``, every preset and stress configuration, 15 seeds), the
-    completion reaches the bound on 233 and the rounded point on 2 more. When the point rounded
-    down falls short of the bound, it is rounded up in card types it holds a fraction of
-    (:func:`_rounded_up`)."""
-    relaxed = dp.ilp_rounded(lo, hi, weights, rules)
-    if relaxed is None:
-        return None, None
-    counts, bound, whole, fractions = relaxed
-    start = _completion(lo, hi, weights, rules, max_work, whole)
-    if start is not None and start.value == bound:
-        return start, None
-    if int(weights @ counts) == bound:
-        x = lo + counts
-        try:
-            if solve_within(x, x, NO_WEIGHTS, rules, max_work, sweep="down", arrange=False) is not None:
-                return Play(counts, bound), None
-        except WorkLimitReached:
-            pass
-    elif (play := _rounded_up(lo, hi, weights, rules, counts, bound, fractions)) is not None:
-        return play, None
-    return None, start
-
-
-#: :func:`_rounded_up` tries at most this many points, of at most this many combinations looked at,
-#: each with a dive of this many relaxations
-ROUND_UP_TRIES, ROUND_UP_SCAN, ROUND_UP_DIVE = 8, 256, 15
-
-
-def _rounded_up(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, counts: np.ndarray, bound: int,
-    fractions: np.ndarray,
-) -> Play | None:
-    """A play worth the relaxation's bound, hence optimal, read off its point when the point rounded
-    down (``counts``) is worth less: one more copy of each of a few card types the point holds a
-    fraction of, their weights making up the difference, the largest fractions first (fewer types
-    first), each such ``x`` arranged by a dive on the relaxation of the box ``[x, x]``
-    (:func:`lp.arrangement`, :data:`ROUND_UP_DIVE` relaxations). At most :data:`ROUND_UP_TRIES`
-    points of :data:`ROUND_UP_SCAN` combinations; every count bounded, so the answer is a function of
-    the question. ``None``: none arranged (which proves nothing). On the hoarder's slowest
-    questions of ``benchmarks/tail.py`` (a hand of 55 cards over a joker table, stock empty, one card
-    short of the bound) the first point tried was arranged, in about 1 ms, where the integer
-    programme took about 30 ms."""
-    gap = bound - int(weights @ counts)
-    up = [int(c) for c in np.argsort(-fractions, kind="stable") if fractions[c] > 0 and weights[c] > 0]
-    if gap <= 0 or not up or not ROUND_UP_DIVE:
-        return None
-    params = dp.rules_params(rules)
-    tries = scanned = 0
-    for k in range(1, len(up) + 1):
-        for types in itertools.combinations(up, k):
-            scanned += 1
-            if scanned > ROUND_UP_SCAN:
-                return None
-            if int(weights[list(types)].sum()) != gap:
-                continue
-            x = lo + counts
-            x[list(types)] += 1
-            found = lp.arrangement(x, params, ROUND_UP_DIVE)
-            if found is not None:
-                return Play(x - lo, bound, dp.melds_in_order(found, rules))
-            tries += 1
-            if tries == ROUND_UP_TRIES:
-                return None
-    return None
-
-
-def _completion(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, max_work: int, whole: list[list[int]]
-) -> Play | None:
-    """The best play in the box that holds the melds ``whole``: they, and the search's optimum of
-    the cards they leave (within ``max_work``). ``None`` when the search gives up or the rest of
-    ``lo`` fits in no melds."""
-    taken = np.zeros(NUM_TYPES, dtype=np.int64)
-    for meld in whole:
-        np.add.at(taken, meld, 1)
-    if (taken > hi).any():  # not from a point of the box (rounding): no completion
-        return None
-    try:
-        rest = solve_within(np.maximum(lo - taken, 0), hi - taken, weights, rules, max_work, sweep="down")
-    except WorkLimitReached:
-        return None
-    if rest is None:
-        return None
-    counts = np.maximum(lo, taken) + rest.counts - lo
-    return Play(counts, int(weights @ counts), whole + rest.melds)
+    return _play(res)
 
 
 def solve_then_ilp(
@@ -530,7 +445,7 @@ def solve_then_ilp(
     """:func:`solve`'s answer at a bounded search cost: the exact search within ``max_work``
     (:func:`solve_within`, fresh, from the ace up), then (without opening points) within
     ``max_work`` again from the king down; with no opening condition, the programme's linear
-    relaxation rounded down when it is worth the relaxation's proven bound and arranged; and
+    relaxation rounded when it is worth the relaxation's proven bound and arranged; and
     else the integer programme (:func:`machiavelli_env.oracle.ilp.solve_bounds`, HiGHS, run to
     proven optimality).
 
@@ -541,29 +456,7 @@ def solve_then_ilp(
     # the second sweep settles most big opening hands the first gives up on (the max-cards
     # lay-down holding a group out of a 59-card hand: about 10k work down, over 20k up), in a
     # tenth of the programme's time; with opening points there is no mirrored sweep
-    sweeps = ("up", "down") if not min_open_points else ("up",)
-    return _sweeps_then_ilp(lo, hi, weights, rules, max_work, sweeps, need_group, int(min_open_points))
-
-
-def _sweeps_then_ilp(
-    lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rules: Rules, max_work: int, sweeps: tuple[str, ...],
-    need_group: bool = False, min_open_points: int = 0,
-) -> Play | None:
-    """The bounded schedule's steps after the first: the search within ``max_work`` in each of
-    ``sweeps``, then (no opening condition) :func:`_relaxation_step`, then the integer
-    programme. ``None``: the box holds no partition."""
-    for sweep in sweeps:
-        try:
-            return solve_within(lo, hi, weights, rules, max_work, need_group=need_group,
-                                min_open_points=min_open_points, sweep=sweep, arrange=False)
-        except WorkLimitReached:
-            pass
-    start = None
-    if not need_group and not min_open_points:
-        play, start = _relaxation_step(lo, hi, weights, rules, max_work)
-        if play is not None:
-            return play
-    res = dp.ilp_solve(lo, hi, weights, rules, need_group, min_open_points, start)
+    res = answer(Question(BOX, lo, hi, weights, rules, need_group, int(min_open_points)), bounded(max_work))
     return None if res is None else _play(res)
 
 
@@ -576,13 +469,10 @@ def feasible_within(
     box, or ``None`` when there is none. The same answer and work as :func:`solve_within` with zero
     weights, ``sweep="down"`` and ``arrange=False``; ``fresh`` as there. The arguments must already
     be valid int64 count vectors."""
-    res = dp.capped_feasible(lo, hi, rules, need_group, int(min_open_points), max_work, fresh)
-    if res is None or isinstance(res, np.ndarray):
-        return res
-    if res == dp.OVER_WORK:
-        raise WorkLimitReached(f"no answer within {max_work} work")
-    _raise_code(res, lo, hi, None, rules)
-    return None  # pragma: no cover - _raise_code raises
+    q = Question(BOX, lo, hi, NO_WEIGHTS, rules, need_group, int(min_open_points), True, counts_only=True,
+                 melds=False)
+    res = _capped_answer(q, max_work, fresh)
+    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
 
 
 def enumerate_plays_within(
@@ -602,8 +492,9 @@ def enumerate_plays_within(
     and the copies beyond it must lie in groups, as :func:`machiavelli_env.legal.legal_plays` requires:
     the groups that hold them are searched here, the rest asked as above. Returns ``(found, stopped,
     gave_up, left, fresh)``. The arguments must already be valid int64 count vectors."""
-    return dp.capped_enumeration(base, avail, hand, types, witness, rules, need_group, int(min_open_points), max_nodes,
-                                 question_work, left, fresh, limit, asked, guaranteed, points)
+    p = dp.ListPass(base, avail, types, witness, limit, asked, guaranteed, points, hand, need_group,
+                    int(min_open_points))
+    return dp.enumerate_capped(p, rules, dp.ListWork(max_nodes, question_work, left, fresh))
 
 
 def enumerate_plays(
@@ -625,8 +516,9 @@ def enumerate_plays(
     def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
         return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
 
-    return dp.exact_enumeration(base, avail, hand, types, witness, rules, need_group, int(min_open_points), limit,
-                                asked, guaranteed, points, ask)
+    p = dp.ListPass(base, avail, types, witness, limit, asked, guaranteed, points, hand, need_group,
+                    int(min_open_points))
+    return dp.enumerate_exact(p, rules, dp.LIST_RACE_WORK if lp.RACE_WORK else -1, ask)
 
 
 def feasible_after_race(
@@ -635,10 +527,11 @@ def feasible_after_race(
     """:func:`feasible`'s answer swept from the king down, for a question that the LP refuter and a
     bounded search have settled nothing for: the rest of its schedule only (the steps after its
     race and refuter). The arguments must already be valid int64 count vectors."""
-    res = dp.raw_feasible(lo, hi, rules, need_group, int(min_open_points), True, raced=True)
+    q = Question(BOX, lo, hi, NO_WEIGHTS, rules, need_group, int(min_open_points), True, counts_only=True)
+    res = answer(q, AFTER_RACE)
     if isinstance(res, int):
         _raise_code(res, lo, hi, None, rules)
-    return None if res is None else np.frombuffer(res, dtype=np.int64).copy()
+    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
 
 
 def best_plays_by_card_within(
@@ -650,13 +543,10 @@ def best_plays_by_card_within(
     holding it (no melds). Empty when the box holds no partition; raises
     :class:`WorkLimitReached` past ``max_work`` work. Arguments (``fresh`` too) as in :func:`solve_within`."""
     w = objective_weights(objective, rules)
-    res = dp.capped_by_card(lo, hi, w, rules, need_group, int(min_open_points), max_work, fresh)
+    q = Question(BY_CARD, lo, hi, w, rules, need_group, int(min_open_points), melds=False)
+    res = _capped_answer(q, max_work, fresh)
     if res is None:
         return {}
-    if res == dp.OVER_WORK:
-        raise WorkLimitReached(f"no answer within {max_work} work")
-    if isinstance(res, int):
-        _raise_code(res, lo, hi, w, rules)
     return {int(card): np.frombuffer(item[1], dtype=np.int64).copy() for card, item in res.items()}
 
 
@@ -681,7 +571,7 @@ def playable_cards(table: Counts, hand: Counts, rules: Rules) -> np.ndarray:
     t = _check(table, "table")
     h = _check(hand, "hand")
     hi = t + h
-    res = dp.raw_by_card(t, hi, objective_weights("cards", rules), rules, False, 0, False)
+    res = answer(Question(BY_CARD, t, hi, objective_weights("cards", rules), rules, melds=False))
     if res is None:
         raise OracleError("the table cannot be arranged into valid melds")
     if isinstance(res, int):

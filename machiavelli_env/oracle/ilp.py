@@ -1,5 +1,9 @@
 """An independent exact oracle: an integer programme over all possible melds.
 
+What it owns: the list of every valid meld of a rule set, the integer programme over it (HiGHS)
+and its linear relaxation read at its optimum: the pipeline's last stage, and the tests' check of
+the search.
+
 Following den Hertog & Hulshof (2006), every distinct valid meld ``m`` (a multiset of card types)
 gets an integer multiplicity ``y_m >= 0``, every card type ``c`` (jokers included) an integer
 count ``lo_c <= x_c <= hi_c``, and card conservation ``sum_m a_{c,m} y_m = x_c`` ties them
@@ -212,12 +216,14 @@ def _run(h: Any) -> None:
 
 
 def _model(
-    lo: np.ndarray, hi: np.ndarray, w: np.ndarray, ml: MeldList, need_group: bool, min_open_points: int,
-    all_melds: bool,
+    lo: np.ndarray, hi: np.ndarray, w: np.ndarray, ml: MeldList, side: tuple[bool, int] = (False, 0),
+    all_melds: bool = False,
 ) -> tuple[Any, np.ndarray] | None:
     """The integer programme of :func:`solve_bounds` as a ``highspy.HighsLp`` and the indices of the
-    melds it uses (its columns after the 53 counts); ``None`` when a card of ``lo`` fits in no meld."""
+    melds it uses (its columns after the 53 counts); ``None`` when a card of ``lo`` fits in no meld.
+    ``side``: ``(need_group, min_open_points)``."""
     import highspy
+    need_group, min_open_points = side
     keep = (ml.matrix <= hi).all(axis=1)
     if not all_melds:
         keep &= ~ml.splittable
@@ -289,7 +295,7 @@ def rounded_relaxation(lo: np.ndarray, hi: np.ndarray, weights: np.ndarray, rule
     hi = np.asarray(hi, dtype=np.int64)
     w = np.asarray(weights, dtype=np.int64)
     ml = meld_list(rules)
-    model = _model(lo, hi, w, ml, False, 0, False)
+    model = _model(lo, hi, w, ml)
     if model is None:
         return None
     lp, usable = model
@@ -380,7 +386,7 @@ def solve_bounds(
     lo = np.asarray(lo, dtype=np.int64)
     w = np.asarray(weights, dtype=np.int64)
     ml = meld_list(rules)
-    model = _model(lo, np.asarray(hi, dtype=np.int64), w, ml, need_group, min_open_points, all_melds)
+    model = _model(lo, np.asarray(hi, dtype=np.int64), w, ml, (need_group, min_open_points), all_melds)
     if model is None:
         return None
     lp, usable = model

@@ -1,5 +1,9 @@
 """The LP refuter: proofs that a feasibility question has no answer, from the meld programme's LP relaxation.
 
+What it owns: the Python face of the extension's linear relaxation (refutation, a point read as a
+partition, group branching, the dive for an arrangement, the whole melds of a point) and the race's
+count :data:`RACE_WORK`. The pipeline's stages (:mod:`.pipeline`) decide when each is asked.
+
 A question "is there an ``x`` with ``lo <= x <= hi`` that partitions into valid melds?" has no
 answer when the linear relaxation of the meld programme of :mod:`.ilp` (one column per meld,
 ``y >= 0``, ``lo <= A y <= hi``) has no point. The extension's ``lp_refute`` solves that relaxation
