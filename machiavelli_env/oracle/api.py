@@ -190,7 +190,7 @@ def feasible(
                           counts_only=True))
     if isinstance(res, int):
         _raise_code(res, lo_a, hi_a, None, rules)
-    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
+    return None if res is None else _counts(res[1])
 
 
 def repack(table: Counts, play: Counts, rules: Rules) -> list[list[int]] | None:
@@ -472,7 +472,12 @@ def feasible_within(
     q = Question(BOX, lo, hi, NO_WEIGHTS, rules, need_group, int(min_open_points), True, counts_only=True,
                  melds=False)
     res = _capped_answer(q, max_work, fresh)
-    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
+    return None if res is None else _counts(res[1])
+
+
+def _counts(raw: np.ndarray | bytearray) -> np.ndarray:
+    """An answer's counts as an array of its own (the mirrored sweep's already is one)."""
+    return raw if type(raw) is np.ndarray else np.frombuffer(raw, dtype=np.int64).copy()
 
 
 def enumerate_plays_within(
@@ -531,7 +536,7 @@ def feasible_after_race(
     res = answer(q, AFTER_RACE)
     if isinstance(res, int):
         _raise_code(res, lo, hi, None, rules)
-    return None if res is None else np.frombuffer(res[1], dtype=np.int64).copy()
+    return None if res is None else _counts(res[1])
 
 
 def best_plays_by_card_within(

@@ -34,6 +34,7 @@ import numpy as np
 from ..cards import NUM_TYPES
 from ..rules import Rules
 from . import _dp  # type: ignore[attr-defined]
+from .lp import NO_WEIGHTS
 from .question import Question
 from .result import Play
 
@@ -127,7 +128,7 @@ _MIRROR_ACE = {0: 1, 1: 0, 2: 2, 3: 3, 4: 4}
 
 
 def _mirrored(arr: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(arr)[MIRROR])
+    return arr[MIRROR] if type(arr) is np.ndarray else np.ascontiguousarray(np.asarray(arr)[MIRROR])
 
 
 def _unmirror(res: Any) -> Any:
@@ -135,7 +136,7 @@ def _unmirror(res: Any) -> Any:
     if not isinstance(res, tuple):
         return res
     value, counts, melds = res
-    back = bytearray(np.frombuffer(counts, dtype=np.int64)[MIRROR].tobytes())
+    back = np.frombuffer(counts, dtype=np.int64)[MIRROR]  # a new array
     if melds is not None:
         melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(melds)]
     return value, back, melds
@@ -180,7 +181,7 @@ def search(q: Question, cap: int = 0, mirrored: bool = False) -> Any:
     ``q.melds`` False: no arrangement. ``MemoryError`` when the memo fills (with no cap)."""
     ace, mjpm, decks, jokers = rules_params(q.rules)
     if mirrored:
-        w = q.weights if not q.weights.any() else _mirrored(q.weights)  # zeros are their own mirror
+        w = q.weights if q.weights is NO_WEIGHTS or not q.weights.any() else _mirrored(q.weights)  # zeros: the same
         return _unmirror(_dp.solve(_mirrored(q.lo), _mirrored(q.hi), w, _MIRROR_ACE[ace], mjpm, int(q.need_group), 0,
                                    decks, jokers, cap, int(q.melds)))
     return _dp.solve(q.lo, q.hi, q.weights, ace, mjpm, int(q.need_group), int(q.min_open), decks, jokers, cap,

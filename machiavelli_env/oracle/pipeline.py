@@ -17,7 +17,6 @@ gave up. :mod:`.api` turns them into the public answers and errors.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -41,13 +40,17 @@ OPEN: Any = _Open()
 
 
 class Attempt:
-    """One question on its way through a schedule: the question, the budget, and ``start``, a play
-    with its melds that the relaxation stage found and the integer programme starts from."""
+    """One question on its way through a schedule: the question, the budget, ``start`` (a play with
+    its melds that the relaxation stage found and the integer programme starts from) and, for an
+    exact box question, whether it is a feasibility question (no weights) and a repack (``lo == hi``)."""
 
-    __slots__ = ("q", "budget", "start")
+    __slots__ = ("q", "budget", "start", "feasibility", "repack")
 
     def __init__(self, q: Question, budget: Budget) -> None:
         self.q, self.budget, self.start = q, budget, None
+        exact_box = q.kind == BOX and budget.mode == EXACT
+        self.feasibility = exact_box and not q.weights.any()
+        self.repack = exact_box and bool((q.lo == q.hi).all())
 
 
 Stage = Callable[[Attempt], Any]
@@ -80,7 +83,12 @@ ROUND_UP_TRIES, ROUND_UP_SCAN, ROUND_UP_DIVE = 8, 256, 15
 # ---------------------------------------------------------------------------------------------- the pipeline
 def answer(q: Question, budget: Budget = FULL) -> Any:
     """The answer of the first stage of ``q``'s schedule (:data:`SCHEDULES`) that settles it."""
-    return settle(q, budget)[0]
+    attempt = Attempt(q, budget)
+    for stage in SCHEDULES[q.kind, budget.mode]:
+        res = stage(attempt)
+        if res is not OPEN:
+            return res
+    raise AssertionError(f"no stage settled a {q.kind} question ({budget.mode})")  # the last one always does
 
 
 def settle(q: Question, budget: Budget = FULL) -> tuple[Any, Stage]:
@@ -116,14 +124,14 @@ def _within(q: Question, budget: Budget, mirrored: bool) -> Any:
         dp.charge_relaxation(False)
 
 
-def _settles_early(q: Question, budget: Budget) -> bool:
+def _settles_early(a: Attempt) -> bool:
     """The race and the LP refuter take feasibility and repack questions (unless they have run)."""
-    return bool(lp.RACE_WORK) and not budget.raced and (q.is_feasibility or q.is_repack)
+    return bool(lp.RACE_WORK) and not a.budget.raced and (a.feasibility or a.repack)
 
 
-def _repack_steps_apply(q: Question) -> bool:
+def _repack_steps_apply(a: Attempt) -> bool:
     """The repack stages take a repack without opening points (when the race is on)."""
-    return bool(lp.RACE_WORK and ILP_RACE_WORK) and not q.min_open and q.is_repack
+    return bool(lp.RACE_WORK and ILP_RACE_WORK) and not a.q.min_open and a.repack
 
 
 def ilp_solve(q: Question, start: Play | None = None) -> Any:
@@ -153,13 +161,13 @@ def rounded_relaxation(q: Question) -> Any:
 
 def _box(q: Question, lo: np.ndarray, hi: np.ndarray, **fields: Any) -> Question:
     """A box question over ``[lo, hi]`` with ``q``'s rules and side conditions (``fields`` changed)."""
-    return dataclasses.replace(q, kind=BOX, lo=lo, hi=hi, **fields)
+    return q._replace(kind=BOX, lo=lo, hi=hi, **fields)
 
 
 # ---------------------------------------------------------------------------------------------- exact stages
 def race(a: Attempt) -> Any:
     """The search for at most :data:`lp.RACE_WORK` expansions, in the question's direction."""
-    if not _settles_early(a.q, a.budget):
+    if not _settles_early(a):
         return OPEN
     res = _race(a.q, lp.RACE_WORK, a.q.down)
     return OPEN if dp.over_work(res) else res
@@ -169,7 +177,7 @@ def lp_refuter(a: Attempt) -> Any:
     """The LP relaxation: a checked Farkas certificate refutes the box; for a caller that wants the
     counts alone (no group or opening condition), a point that is a partition answers."""
     q = a.q
-    if not _settles_early(q, a.budget):
+    if not _settles_early(a):
         return OPEN
     settled = lp.settle(q.lo, q.hi, dp.rules_params(q.rules), q.counts_only and not q.need_group and not q.min_open)
     if settled is True:
@@ -180,7 +188,7 @@ def lp_refuter(a: Attempt) -> Any:
 def repack_branching(a: Attempt) -> Any:
     """A repack left open: group branching on the relaxation refutes it (:data:`REPACK_BRANCH`)."""
     q = a.q
-    if not (_repack_steps_apply(q) and REPACK_BRANCH):
+    if not (_repack_steps_apply(a) and REPACK_BRANCH):
         return OPEN
     return None if lp.branch_refutes(q.lo, q.lo, dp.rules_params(q.rules), REPACK_BRANCH) else OPEN
 
@@ -188,7 +196,7 @@ def repack_branching(a: Attempt) -> Any:
 def repack_dive(a: Attempt) -> Any:
     """A dive on the relaxation arranges the repack (:data:`REPACK_DIVE` relaxations; no group asked)."""
     q = a.q
-    if not (_repack_steps_apply(q) and REPACK_DIVE) or q.need_group:
+    if not (_repack_steps_apply(a) and REPACK_DIVE) or q.need_group:
         return OPEN
     found = lp.arrangement(q.lo, dp.rules_params(q.rules), REPACK_DIVE)
     return OPEN if found is None else (0, np.zeros(NUM_TYPES, dtype=np.int64), dp.melds_in_order(found, q.rules))
@@ -197,7 +205,7 @@ def repack_dive(a: Attempt) -> Any:
 def repack_whole_melds(a: Attempt) -> Any:
     """The relaxation's whole melds and the search's repack of what they leave (:data:`ILP_RACE_WORK`)."""
     q = a.q
-    if not _repack_steps_apply(q) or q.need_group:
+    if not _repack_steps_apply(a) or q.need_group:
         return OPEN
     whole = lp.whole_melds(q.lo, dp.rules_params(q.rules))
     if whole is None:
@@ -218,7 +226,7 @@ def repack_whole_melds(a: Attempt) -> Any:
 def repack_search(a: Attempt) -> Any:
     """The search within :data:`ILP_RACE_WORK` in the question's direction, then as much the other way."""
     q = a.q
-    if not _repack_steps_apply(q):
+    if not _repack_steps_apply(a):
         return OPEN
     plain = _box(q, q.lo, q.lo, weights=NO_WEIGHTS, min_open=0, melds=True)
     for mirrored in (q.down, not q.down):
@@ -230,7 +238,7 @@ def repack_search(a: Attempt) -> Any:
 
 def repack_highs(a: Attempt) -> Any:
     """The integer programme for a repack still open (its time does not grow with the search's)."""
-    if not _repack_steps_apply(a.q):
+    if not _repack_steps_apply(a):
         return OPEN
     try:
         return ilp_solve(a.q)
@@ -241,7 +249,7 @@ def repack_highs(a: Attempt) -> Any:
 def box_branching(a: Attempt) -> Any:
     """A feasibility box left open: group branching on the relaxation refutes it (:data:`BOX_BRANCH`)."""
     q = a.q
-    if not (lp.RACE_WORK and BOX_BRANCH and q.is_feasibility) or _repack_steps_apply(q):
+    if not (lp.RACE_WORK and BOX_BRANCH and a.feasibility) or _repack_steps_apply(a):
         return OPEN
     return None if lp.branch_refutes(q.lo, q.hi, dp.rules_params(q.rules), BOX_BRANCH) else OPEN
 
@@ -370,8 +378,8 @@ def gave_up(a: Attempt) -> Any:
 def sweeps_within(a: Attempt) -> Any:
     """The search within the budget's work (a fresh count each), no arrangement: a best-play question
     from the king down; a box from the ace up, then (no opening points) from the king down."""
-    q = dataclasses.replace(a.q, kind=BOX, melds=False)
-    fresh = dataclasses.replace(a.budget, fresh=True)
+    q = a.q._replace(kind=BOX, melds=False)
+    fresh = a.budget._replace(fresh=True)
     directions = (True,) if a.q.kind == BEST else (False, True) if q.mirrorable else (False,)
     for mirrored in directions:
         res = _within(q, fresh, mirrored)

@@ -8,7 +8,7 @@ checked by :mod:`.api` or by the caller).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,8 +20,7 @@ from ..rules import Rules
 BOX, BEST, BY_CARD = "box", "best", "by_card"
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(NamedTuple):
     """Choose counts ``lo <= x <= hi`` maximising ``weights @ (x - lo)`` such that ``x`` partitions into
     valid melds of ``rules`` (with a group when ``need_group``, worth ``min_open`` opening points or
     more when that is positive).
@@ -31,7 +30,7 @@ class Question:
     the counts alone (a feasibility question may then be answered by the LP relaxation's point).
     ``melds``: build the arrangement (searches given a work count, and the per-card pass, may skip it).
     ``objective``: the name of the objective the weights are (the extension's direct best-play entry
-    takes the name).
+    takes the name). A tuple, so that building one costs little: the oracle asks many.
     """
 
     kind: str
@@ -45,15 +44,6 @@ class Question:
     counts_only: bool = False
     melds: bool = True
     objective: str = "cards"
-    #: no objective: any partition in the box answers (box questions; computed)
-    is_feasibility: bool = field(init=False, repr=False, compare=False)
-    #: ``lo == hi``: whether one multiset partitions into melds (box questions; computed)
-    is_repack: bool = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        box = self.kind == BOX
-        object.__setattr__(self, "is_feasibility", box and not self.weights.any())
-        object.__setattr__(self, "is_repack", box and bool((self.lo == self.hi).all()))
 
     @property
     def mirrorable(self) -> bool:
@@ -67,8 +57,7 @@ class Question:
 EXACT, CAPPED, BOUNDED = "exact", "capped", "bounded"
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(NamedTuple):
     """How much a question may cost, in the search's work count (never time).
 
     ``mode`` :data:`EXACT`: the whole schedule (``raced``: its first race and the LP refuter have
@@ -93,7 +82,7 @@ def capped(work: int, fresh: bool = True) -> Budget:
     """A :data:`CAPPED` budget of ``work`` (at least 1)."""
     if work < 1:
         raise ValueError(f"cap must be at least 1, got {work}")
-    return Budget(CAPPED, int(work), bool(fresh))
+    return Budget(CAPPED, work, fresh)
 
 
 def bounded(work: int) -> Budget:
