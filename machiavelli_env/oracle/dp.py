@@ -179,19 +179,20 @@ def search(q: Question, cap: int = 0, mirrored: bool = False) -> Any:
     :data:`OVER_WORK` past ``cap`` work; ``mirrored``: of the rank-reversed position (the sweep from
     the king down; the question must be :attr:`~Question.mirrorable`), the answer mapped back.
     ``q.melds`` False: no arrangement. ``MemoryError`` when the memo fills (with no cap)."""
-    ace, mjpm, decks, jokers = rules_params(q.rules)
+    _, lo, hi, w, rules, need_group, min_open, _, _, melds, _ = q
+    ace, mjpm, decks, jokers = rules_params(rules)
     if mirrored:
-        w = q.weights if q.weights is NO_WEIGHTS or not q.weights.any() else _mirrored(q.weights)  # zeros: the same
-        return _unmirror(_dp.solve(_mirrored(q.lo), _mirrored(q.hi), w, _MIRROR_ACE[ace], mjpm, int(q.need_group), 0,
-                                   decks, jokers, cap, int(q.melds)))
-    return _dp.solve(q.lo, q.hi, q.weights, ace, mjpm, int(q.need_group), int(q.min_open), decks, jokers, cap,
-                     int(q.melds))
+        if w is not NO_WEIGHTS and w.any():  # zeros are their own mirror
+            w = _mirrored(w)
+        return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), w, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks,
+                                   jokers, cap, int(melds)))
+    return _dp.solve(lo, hi, w, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap, int(melds))
 
 
-def charge_relaxation(on: bool, fresh: bool = False) -> None:
-    """Count the per-suit relaxation's vectors and transitions in the work of the searches that
-    follow (``on``), from a fresh start when ``fresh``; off again after a capped question."""
-    _dp.charge_relaxation(on, fresh)
+#: ``charge_relaxation(on, fresh=False)``: count the per-suit relaxation's vectors and transitions in
+#: the work of the searches that follow (``on``), from a fresh start when ``fresh``; off again after
+#: a capped question
+charge_relaxation = _dp.charge_relaxation
 
 
 def best(q: Question) -> Any:

@@ -343,7 +343,7 @@ def _item(res: Any, card: int | None, w: np.ndarray) -> tuple[int, np.ndarray, l
 def search_within(a: Attempt) -> Any:
     """The search alone within the budget's work, in the question's direction."""
     res = _within(a.q, a.budget, a.q.down)
-    return OPEN if dp.over_work(res) else res
+    return OPEN if type(res) is int and res == dp.OVER_WORK else res
 
 
 def best_within(a: Attempt) -> Any:
