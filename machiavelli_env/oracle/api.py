@@ -471,8 +471,7 @@ def feasible_within(
     box, or ``None`` when there is none. The same answer and work as :func:`solve_within` with zero
     weights, ``sweep="down"`` and ``arrange=False``; ``fresh`` as there. The arguments must already
     be valid int64 count vectors."""
-    q = Question(BOX, lo, hi, NO_WEIGHTS, rules, need_group, int(min_open_points), True, counts_only=True,
-                 melds=False)
+    q = Question(BOX, lo, hi, NO_WEIGHTS, rules, need_group, int(min_open_points), True, True, False)
     res = _capped_answer(q, max_work, fresh)
     return None if res is None else _counts(res[1])
 
@@ -550,7 +549,7 @@ def best_plays_by_card_within(
     holding it (no melds). Empty when the box holds no partition; raises
     :class:`WorkLimitReached` past ``max_work`` work. Arguments (``fresh`` too) as in :func:`solve_within`."""
     w = objective_weights(objective, rules)
-    q = Question(BY_CARD, lo, hi, w, rules, need_group, int(min_open_points), melds=False)
+    q = Question(BY_CARD, lo, hi, w, rules, need_group, int(min_open_points), False, False, False)
     res = _capped_answer(q, max_work, fresh)
     if res is None:
         return {}

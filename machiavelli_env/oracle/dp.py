@@ -111,7 +111,8 @@ def register(rules: Rules) -> bool:
 
 def rules_params(rules: Rules) -> tuple[int, int, int, int]:
     """(ace code, max jokers per meld, decks, jokers) of a rules value, as the extension takes them."""
-    return rules_args(rules).params
+    pair = _ARGS.get(id(rules))
+    return pair[1].params if pair is not None and pair[0] is rules else rules_args(rules).params
 
 
 def _mirror_permutation() -> np.ndarray:
@@ -137,9 +138,12 @@ def _unmirror(res: Any) -> Any:
         return res
     value, counts, melds = res
     back = np.frombuffer(counts, dtype=np.int64)[MIRROR]  # a new array
-    if melds is not None:
-        melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(melds)]
-    return value, back, melds
+    return value, back, None if melds is None else _unmirrored_melds(melds)
+
+
+def _unmirrored_melds(encoded: bytes) -> list[list[int]]:
+    """The melds of a mirrored position's answer, mapped back (runs in rank order again)."""
+    return [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(encoded)]
 
 
 #: The extension's direct entry points (see :func:`register`): ``direct_best(table, hand, rules,
@@ -181,12 +185,16 @@ def search(q: Question, cap: int = 0, mirrored: bool = False) -> Any:
     ``q.melds`` False: no arrangement. ``MemoryError`` when the memo fills (with no cap)."""
     _, lo, hi, w, rules, need_group, min_open, _, _, melds, _ = q
     ace, mjpm, decks, jokers = rules_params(rules)
-    if mirrored:
-        if w is not NO_WEIGHTS and w.any():  # zeros are their own mirror
-            w = _mirrored(w)
-        return _unmirror(_dp.solve(_mirrored(lo), _mirrored(hi), w, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks,
-                                   jokers, cap, int(melds)))
-    return _dp.solve(lo, hi, w, ace, mjpm, int(need_group), int(min_open), decks, jokers, cap, int(melds))
+    if not mirrored:
+        return _dp.solve(lo, hi, w, ace, mjpm, int(need_group), min_open, decks, jokers, cap, melds)
+    if w is not NO_WEIGHTS and w.any():  # zeros are their own mirror
+        w = w[MIRROR]
+    res = _dp.solve(lo[MIRROR], hi[MIRROR], w, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks, jokers, cap, melds)
+    if type(res) is not tuple:
+        return res
+    value, counts, encoded = res
+    back = np.frombuffer(counts, dtype=np.int64)[MIRROR]  # a new array
+    return value, back, None if encoded is None else _unmirrored_melds(encoded)
 
 
 #: ``charge_relaxation(on, fresh=False)``: count the per-suit relaxation's vectors and transitions in

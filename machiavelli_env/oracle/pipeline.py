@@ -342,7 +342,14 @@ def _item(res: Any, card: int | None, w: np.ndarray) -> tuple[int, np.ndarray, l
 # ---------------------------------------------------------------------------------------- capped and bounded stages
 def search_within(a: Attempt) -> Any:
     """The search alone within the budget's work, in the question's direction."""
-    res = _within(a.q, a.budget, a.q.down)
+    q, budget = a.q, a.budget
+    dp.charge_relaxation(True, budget.fresh)
+    try:
+        res = dp.search(q, budget.work, q.down and not q.min_open)
+    except MemoryError:
+        return OPEN
+    finally:
+        dp.charge_relaxation(False)
     return OPEN if type(res) is int and res == dp.OVER_WORK else res
 
 
