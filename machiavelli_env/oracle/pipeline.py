@@ -44,13 +44,27 @@ class Attempt:
     its melds that the relaxation stage found and the integer programme starts from) and, for an
     exact box question, whether it is a feasibility question (no weights) and a repack (``lo == hi``)."""
 
-    __slots__ = ("q", "budget", "start", "feasibility", "repack")
+    __slots__ = ("q", "budget", "start", "_feasibility", "_repack")
 
     def __init__(self, q: Question, budget: Budget) -> None:
         self.q, self.budget, self.start = q, budget, None
-        exact_box = q.kind == BOX and budget.mode == EXACT
-        self.feasibility = exact_box and not q.weights.any()
-        self.repack = exact_box and bool((q.lo == q.hi).all())
+        self._feasibility = self._repack = None
+
+    @property
+    def feasibility(self) -> bool:
+        """An exact box question with no weights (worked out when first asked)."""
+        if self._feasibility is None:
+            q = self.q
+            self._feasibility = q.kind == BOX and self.budget.mode == EXACT and not q.weights.any()
+        return self._feasibility
+
+    @property
+    def repack(self) -> bool:
+        """An exact box question with ``lo == hi`` (worked out when first asked)."""
+        if self._repack is None:
+            q = self.q
+            self._repack = q.kind == BOX and self.budget.mode == EXACT and bool((q.lo == q.hi).all())
+        return self._repack
 
 
 Stage = Callable[[Attempt], Any]
