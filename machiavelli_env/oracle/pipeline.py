@@ -44,10 +44,11 @@ class Attempt:
     its melds that the relaxation stage found and the integer programme starts from) and, for an
     exact box question, whether it is a feasibility question (no weights) and a repack (``lo == hi``)."""
 
-    __slots__ = ("q", "budget", "start", "_feasibility", "_repack")
+    __slots__ = ("q", "budget", "start", "by", "_feasibility", "_repack")
 
     def __init__(self, q: Question, budget: Budget) -> None:
         self.q, self.budget, self.start = q, budget, None
+        self.by: Any = None  # the stage that settled it
         self._feasibility = self._repack = None
 
     @property
@@ -69,8 +70,9 @@ class Attempt:
 
 Stage = Callable[[Attempt], Any]
 
-#: a repack question (lo == hi) that the race and the LP leave open gets :data:`REPACK_STAGES`, whose
-#: searches get this much work each, then the integer programme (0: none of those, the search to its end)
+#: a repack question (lo == hi) that the race and the LP leave open goes through the ``repack_*``
+#: stages, whose searches get this much work each, then the integer programme (0: none of those,
+#: the search to its end)
 ILP_RACE_WORK = 10_000
 #: such a repack is first asked of group branching on the relaxation (:func:`lp.branch_refutes`),
 #: for at most this many relaxations (0: not asked). On 37 recorded repacks with no arrangement that
@@ -97,22 +99,23 @@ ROUND_UP_TRIES, ROUND_UP_SCAN, ROUND_UP_DIVE = 8, 256, 15
 # ---------------------------------------------------------------------------------------------- the pipeline
 def answer(q: Question, budget: Budget = FULL) -> Any:
     """The answer of the first stage of ``q``'s schedule (:data:`SCHEDULES`) that settles it."""
-    attempt = Attempt(q, budget)
-    for stage in SCHEDULES[q.kind, budget.mode]:
-        res = stage(attempt)
-        if res is not OPEN:
-            return res
-    raise AssertionError(f"no stage settled a {q.kind} question ({budget.mode})")  # the last one always does
+    return _run(Attempt(q, budget))
 
 
 def settle(q: Question, budget: Budget = FULL) -> tuple[Any, Stage]:
     """:func:`answer`'s answer and the stage that gave it."""
     attempt = Attempt(q, budget)
-    for stage in SCHEDULES[q.kind, budget.mode]:
+    res = _run(attempt)
+    return res, attempt.by
+
+
+def _run(attempt: Attempt) -> Any:
+    for stage in SCHEDULES[attempt.q.kind, attempt.budget.mode]:
         res = stage(attempt)
         if res is not OPEN:
-            return res, stage
-    raise AssertionError(f"no stage settled a {q.kind} question ({budget.mode})")  # the last one always does
+            attempt.by = stage
+            return res
+    raise AssertionError("no stage settled the question")  # the last stage of every schedule always does
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -356,14 +359,7 @@ def _item(res: Any, card: int | None, w: np.ndarray) -> tuple[int, np.ndarray, l
 # ---------------------------------------------------------------------------------------- capped and bounded stages
 def search_within(a: Attempt) -> Any:
     """The search alone within the budget's work, in the question's direction."""
-    q, budget = a.q, a.budget
-    dp.charge_relaxation(True, budget.fresh)
-    try:
-        res = dp.search(q, budget.work, q.down and not q.min_open)
-    except MemoryError:
-        return OPEN
-    finally:
-        dp.charge_relaxation(False)
+    res = _within(a.q, a.budget, a.q.down)
     return OPEN if type(res) is int and res == dp.OVER_WORK else res
 
 
