@@ -692,7 +692,7 @@ static PyObject *py_best_play(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 /* repack(table, play, rules) -> list of melds | None (no arrangement) | NotImplemented */
 /* the units repack's direct call searches before it leaves the question to the general path
- * (dp.raw_solve: the same search for as long, then the LP refuter and the steps before HiGHS), so
+ * (pipeline.answer's exact box schedule: the same race, then the LP refuter and the stages before HiGHS), so
  * that both paths answer alike (lp.RACE_WORK, which lp.set_race_work sets here too; 0: no limit) */
 static long g_repack_race = 300;
 static PyObject *py_repack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {

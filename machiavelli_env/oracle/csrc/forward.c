@@ -24,9 +24,10 @@ static unsigned long long g_work = 0;
  * optional work cap, so that a caller can race another method by a count, never by time */
 static unsigned long long g_cap_at = 0;
 #define OVER_CAP() (g_cap_at && g_work > g_cap_at)
-/* set while a capped question of solve() / by_card() runs after charge_relaxation(1) (dp.capped_solve,
- * dp.capped_by_card): its work also counts the per-suit relaxation (each vector us_vec computes and
- * the transitions it reads, the same for gmask_get), which on joker tables can cost far more time
+/* set while a capped question of solve() / by_card() runs after charge_relaxation(1) (the pipeline's
+ * capped stages, search_within and by_card_within): its work also counts the per-suit relaxation
+ * (each vector us_vec computes and the transitions it reads, the same for gmask_get), which on
+ * joker tables can cost far more time
  * than the search it bounds. Vectors found in the table kept from earlier questions cost nothing, so
  * a caller that wants the count to depend on its questions alone starts them with a fresh table
  * (charge_relaxation(1, 1)). The values, and so every answer, do not depend on it. Otherwise (every

@@ -108,7 +108,7 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
         int32_t value, path[MAXST];
         int J, mirrored;
         int r = solve_counted(q, &mirrored, &value, path, &J);
-        if (r < 0) out = 2; /* over the cap (-6), or a full memo: a MemoryError that capped_feasible gives up on */
+        if (r < 0) out = 2; /* over the cap (-6), or a full memo: a MemoryError that a capped question gives up on */
         else if (r == 0) out = 0;
         else {
             uint8_t x[NT];
