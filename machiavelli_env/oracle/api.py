@@ -23,7 +23,7 @@ from ..rules import Rules
 from . import dp, lp
 from .lp import NO_WEIGHTS
 from .pipeline import answer
-from .question import AFTER_RACE, BEST, BOX, BY_CARD, CAPPED, Budget, Question, bounded, capped
+from .question import AFTER_RACE, BEST, BOX, BY_CARD, Question, bounded, capped
 from .result import OracleError, Play, _raise_code
 
 Counts = Sequence[int] | np.ndarray
@@ -385,10 +385,8 @@ def solve_within(
 def _capped_answer(q: Question, max_work: int, fresh: bool = True) -> Any:
     """``q``'s answer within ``max_work`` (``None`` or the extension's answer): :class:`WorkLimitReached`
     when it gives up, :class:`OracleError` for a bad argument."""
-    if max_work < 1:
-        raise ValueError(f"cap must be at least 1, got {max_work}")
-    res = answer(q, Budget(CAPPED, max_work, fresh))
-    if type(res) is int and res == dp.OVER_WORK:
+    res = answer(q, capped(max_work, fresh))
+    if dp.over_work(res):
         raise WorkLimitReached(f"no answer within {max_work} work")
     if isinstance(res, int):
         _raise_code(res, q.lo, q.hi, q.weights, q.rules)

@@ -138,12 +138,9 @@ def _unmirror(res: Any) -> Any:
         return res
     value, counts, melds = res
     back = np.frombuffer(counts, dtype=np.int64)[MIRROR]  # a new array
-    return value, back, None if melds is None else _unmirrored_melds(melds)
-
-
-def _unmirrored_melds(encoded: bytes) -> list[list[int]]:
-    """The melds of a mirrored position's answer, mapped back (runs in rank order again)."""
-    return [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(encoded)]
+    if melds is not None:  # runs in rank order again
+        melds = [[int(MIRROR[c]) for c in reversed(meld)] for meld in decode_melds(melds)]
+    return value, back, melds
 
 
 #: The extension's direct entry points (see :func:`register`): ``direct_best(table, hand, rules,
@@ -189,12 +186,8 @@ def search(q: Question, cap: int = 0, mirrored: bool = False) -> Any:
         return _dp.solve(lo, hi, w, ace, mjpm, int(need_group), min_open, decks, jokers, cap, melds)
     if w is not NO_WEIGHTS and w.any():  # zeros are their own mirror
         w = w[MIRROR]
-    res = _dp.solve(lo[MIRROR], hi[MIRROR], w, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks, jokers, cap, melds)
-    if type(res) is not tuple:
-        return res
-    value, counts, encoded = res
-    back = np.frombuffer(counts, dtype=np.int64)[MIRROR]  # a new array
-    return value, back, None if encoded is None else _unmirrored_melds(encoded)
+    return _unmirror(_dp.solve(lo[MIRROR], hi[MIRROR], w, _MIRROR_ACE[ace], mjpm, int(need_group), 0, decks, jokers,
+                               cap, melds))
 
 
 #: ``charge_relaxation(on, fresh=False)``: count the per-suit relaxation's vectors and transitions in

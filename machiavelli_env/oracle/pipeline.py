@@ -128,17 +128,23 @@ def _race(q: Question, cap: int, mirrored: bool) -> Any:
         return dp.OVER_WORK
 
 
-def _within(q: Question, budget: Budget, mirrored: bool) -> Any:
-    """The search of ``q`` within ``budget.work``, its per-suit relaxation counted from a fresh start
-    when ``budget.fresh`` (giving up then depends on the question alone): the answer, or
-    :data:`~.dp.OVER_WORK`."""
-    dp.charge_relaxation(True, budget.fresh)
+def _charged(fresh: bool, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` (a capped extension call) with the per-suit relaxation counted in its work,
+    from a fresh start when ``fresh`` (giving up then depends on the question alone): its answer,
+    or :data:`~.dp.OVER_WORK` when its memo fills."""
+    dp.charge_relaxation(True, fresh)
     try:
-        return dp.search(q, budget.work, mirrored and q.mirrorable)
+        return call(*args)
     except MemoryError:
         return dp.OVER_WORK
     finally:
         dp.charge_relaxation(False)
+
+
+def _within(q: Question, budget: Budget, mirrored: bool) -> Any:
+    """The search of ``q`` within ``budget.work``, charged as :func:`_charged` says: the answer, or
+    :data:`~.dp.OVER_WORK`."""
+    return _charged(budget.fresh, dp.search, q, budget.work, mirrored and q.mirrorable)
 
 
 def _settles_early(a: Attempt) -> bool:
@@ -360,7 +366,7 @@ def _item(res: Any, card: int | None, w: np.ndarray) -> tuple[int, np.ndarray, l
 def search_within(a: Attempt) -> Any:
     """The search alone within the budget's work, in the question's direction."""
     res = _within(a.q, a.budget, a.q.down)
-    return OPEN if type(res) is int and res == dp.OVER_WORK else res
+    return OPEN if dp.over_work(res) else res
 
 
 def best_within(a: Attempt) -> Any:
@@ -377,13 +383,7 @@ def best_within(a: Attempt) -> Any:
 
 def by_card_within(a: Attempt) -> Any:
     """The per-card passes within the budget's work (no arrangement)."""
-    dp.charge_relaxation(True, a.budget.fresh)
-    try:
-        res = dp.by_card(a.q, a.budget.work)
-    except MemoryError:
-        return OPEN
-    finally:
-        dp.charge_relaxation(False)
+    res = _charged(a.budget.fresh, dp.by_card, a.q, a.budget.work)
     return OPEN if dp.over_work(res) else res
 
 
