@@ -7,15 +7,13 @@ top-level entry of DIR is checked, and the installed subpackages are imported fr
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from checkout import project_files
+from checkout import copy_project
 
-ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"machiavelli_env", "bin"}  # bin: the console script `machiavelli` (pip --target puts it there)
 
 
@@ -31,10 +29,7 @@ def _setuptools_ok() -> bool:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("pkg")
     src, target = base / "src", base / "site"
-    for f in project_files():
-        dest = src / f
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, dest)
+    copy_project(src)
     # the build backend from this environment when it is recent enough (no download), else pip's isolated build
     isolation = ["--no-build-isolation"] if _setuptools_ok() else []
     proc = subprocess.run(

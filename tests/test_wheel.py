@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -25,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from checkout import project_files
+from checkout import copy_project
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.packaging
@@ -54,10 +53,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict:
     pytest.importorskip("build", reason="python -m build needs the 'build' package (dev extra)")
     base = tmp_path_factory.mktemp("wheel")
     checkout = base / "checkout"
-    for f in project_files():
-        dest = checkout / f
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, dest)
+    copy_project(checkout)
     _run([sys.executable, "-m", "build", "--sdist", "--outdir", str(base / "sdist"), str(checkout)], cwd=base)
     (sdist,) = (base / "sdist").glob("*.tar.gz")
     unpacked = base / "unpacked"
