@@ -182,3 +182,29 @@ def test_an_exact_pass_raises_what_its_feasibility_callback_raises() -> None:
                                        points=lambda left, fresh: (None, left, fresh), feasible=refuse)
     finally:
         oracle.lp.set_race_work(old)
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "ace_wrap"])
+def test_kept_certificates_refute_branch_questions_and_leave_exact_lists_unchanged(preset: str) -> None:
+    # an exact list's pass keeps the LP's Farkas certificates and tries them on later branch boxes
+    # that fit under a kept one's box: the same lists as with every question asked of the LP
+    from machiavelli_env.oracle import _dp
+
+    positions = big_hand_positions(preset, games=1, seed=6600, extra=4, every=2)
+    assert len(positions) >= 4
+    lists = {}
+    try:
+        for kept in (True, False):
+            _dp.set_params(kept_certs=kept)
+            before = _dp.stats()["lp_kept_refuted"]
+            got = []
+            for table, hand, rules in positions:
+                for limit in (32, 6):
+                    legal.clear_caches()
+                    got.append([p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)])
+            lists[kept] = got
+            refuted = _dp.stats()["lp_kept_refuted"] - before
+            assert (refuted > 0) if kept else (refuted == 0)
+    finally:
+        _dp.set_params(kept_certs=True)
+    assert lists[True] == lists[False]

@@ -219,6 +219,49 @@ static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int
     return 0;
 }
 
+/* Farkas certificates kept from one question to the next (a legal-play list's branch questions). A
+ * certificate u that lp_certify checked for the box [lo, hi] (u . a_m >= 0 for every meld fitting in
+ * hi) holds for every box [lo', hi'] with hi' <= hi (fewer melds fit), and refutes it when
+ * sum_{u > 0} u hi' + sum_{u < 0} u lo' < 0: checked in integers, no simplex run. A box so refuted
+ * holds no partition, which is what the LP's own refutation would have said. (Checking a certificate
+ * on a box with more melds, meld by meld, refuted a few more but cost as much as it saved.) */
+#define LP_KEPT_CERTS 16
+typedef struct {
+    long long u[LP_KEPT_CERTS][LP_ROWS];
+    int hi[LP_KEPT_CERTS][LP_ROWS]; /* the box's hi the certificate was checked on */
+    int n, next;
+} LpCerts;
+static unsigned long long lp_kept_refuted = 0; /* boxes refuted by a kept certificate */
+static int g_kept_certs = 1; /* set_params(kept_certs=): lists keep and try certificates (0: never) */
+
+/* 1 when a kept certificate refutes [lo, hi], else 0 */
+static int lp_certs_refute(const LpCerts *K, const int *lo, const int *hi) {
+    for (int k = 0; k < (g_kept_certs ? K->n : 0); k++) {
+        const long long *u = K->u[k];
+        const int *h = K->hi[k];
+        long long f = 0;
+        int within = 1;
+        for (int c = 0; c < LP_ROWS; c++) {
+            f += u[c] > 0 ? u[c] * hi[c] : u[c] * lo[c];
+            within &= hi[c] <= h[c];
+        }
+        if (f < 0 && within) {
+            lp_kept_refuted++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* keep lp_cert, the certificate of the refutation of a box [., hi] just checked (the oldest goes) */
+static void lp_certs_keep(LpCerts *K, const int *hi) {
+    int k = K->next;
+    K->next = (k + 1) % LP_KEPT_CERTS;
+    if (K->n < LP_KEPT_CERTS) K->n++;
+    memcpy(K->u[k], lp_cert, sizeof lp_cert);
+    memcpy(K->hi[k], hi, sizeof K->hi[k]);
+}
+
 /* the basic solution xb read as cards: the rounded activity x = A y, kept in [lo, hi] (point), and
  * the cards of its whole melds, A floor(y) (whole); 2 when whole <= point (then point = whole plus
  * a rest the caller may try to arrange, none when y is integral), else 0 */

@@ -28,6 +28,7 @@ typedef struct {
     int exact, race; /* exact lists: no caps; the search's expansions after the LP refuter (dp.LIST_RACE_WORK) */
     PyObject *feasible; /* exact lists: feasible(lo, hi) -> counts over lo | None, for what the race and LP leave */
     struct KeySet *failed; /* the boxes (lo, hi, need) the help cover found no arrangement of */
+    LpCerts certs; /* exact lists: the certificates of this list's LP refutations, tried before the LP */
 } PlayList;
 
 /* a set of (lo, hi, need) boxes, by a 64-bit hash and the bytes */
@@ -145,6 +146,10 @@ static int enum_exact(PlayList *e, const long long *lo, const long long *hi, lon
             l[c] = (int)lo[c];
             h[c] = (int)hi[c];
         }
+        if (lp_certs_refute(&e->certs, l, h)) {
+            enum_by_lp++;
+            return 0;
+        }
         const int want_point = !e->need_group && !e->min_open;
         int r = want_point ? lp_partition(L, l, h, e->ace, e->mjpm, e->decks, e->jokers, x)
                            : lp_run(L, l, h, NULL, NULL, NULL);
@@ -154,7 +159,10 @@ static int enum_exact(PlayList *e, const long long *lo, const long long *hi, lon
         }
         if (r == 1 || r == 3) {
             enum_by_lp++;
-            if (r == 1) return 0;
+            if (r == 1) {
+                lp_certs_keep(&e->certs, h);
+                return 0;
+            }
             for (int c = 0; c < NT; c++) sol[c] = x[c] - lo[c];
             return 1;
         }
