@@ -681,9 +681,9 @@ def legal_plays(
     """Legal plays of ``player`` (default: the player to move) on the current table; ``budget``
     bounds the oracle's effort (:class:`~machiavelli_env.legal.ListBudget`)."""
     p = state.current if player is None else player
-    return legal.legal_plays(
-        state.table, state.hands[p], state.rules, opened=bool(state.opened[p]), limit=limit,
-        help=state.help if help_usable(state, p) else None, budget=budget,
+    return legal.legal_plays_counts(  # the state's arrays are valid count vectors
+        state.table, state.hands[p], state.rules, bool(state.opened[p]), limit,
+        state.help if help_usable(state, p) else None, budget,
     )
 
 

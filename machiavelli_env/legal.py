@@ -492,6 +492,16 @@ def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:
     return (-int(x.sum()), -int(pts @ x), (-x).tolist())
 
 
+def _finish(plays: list[np.ndarray], info: RulesInfo, opening: bool, t: np.ndarray, known: bool) -> list[np.ndarray]:
+    """``plays`` sorted in the list's order; each remembered as legal on ``t`` when ``known``."""
+    if len(plays) > 1:
+        plays.sort(key=lambda y: _order_key(y, info.points))
+    if known:
+        for y in plays:
+            _remember(info, opening, t, y, True)
+    return plays
+
+
 def legal_plays(
     table: Counts,
     hand: Counts,
@@ -545,16 +555,25 @@ def legal_plays(
         ValueError: ``limit`` below 1 or a bad count vector.
         TypeError: ``budget`` is not a :class:`ListBudget`.
     """
+    t, h = as_counts(table, "table"), as_counts(hand, "hand")
+    hp = None if help is None or needs_opening(rules, opened) else as_counts(help, "help")
+    return legal_plays_counts(t, h, rules, opened, limit, hp, budget)
+
+
+def legal_plays_counts(
+    t: np.ndarray, h: np.ndarray, rules: Rules, opened: bool, limit: int, help: np.ndarray | None,
+    budget: ListBudget | None,
+) -> list[np.ndarray]:
+    """:func:`legal_plays` of int64 count vectors already known to be valid (a game state's table,
+    hand and help pile, as :func:`machiavelli_env.game.legal_plays` passes them); ``limit`` and
+    ``budget`` are checked here."""
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     if budget is not None and not isinstance(budget, ListBudget):
         raise TypeError(f"budget must be a ListBudget or None, got {type(budget).__name__}")
     info = rules_info(rules)
-    t, h = as_counts(table, "table"), as_counts(hand, "hand")
     opening = needs_opening(rules, opened)
-    hp = None if help is None or opening else as_counts(help, "help")
-    if hp is not None and not hp.any():
-        hp = None
+    hp = None if help is None or opening or not help.any() else help
     key = (info.key, opening, t.tobytes(), h.tobytes(), b"" if hp is None else hp.tobytes(), int(limit), budget)
     hit = _PLAYS.get(key)
     if hit is not None:
@@ -584,7 +603,7 @@ def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, lim
     answer, so they are found by the extension's depth-first pass alone, over every held card type
     from the empty play (the table is a partition), each branch question exact; it stops at the
     ``limit + 1``-th play found."""
-    types = [int(c) for c in np.flatnonzero(h)]
+    types = np.flatnonzero(h).tolist()
     if not types:
         return []
     found, stopped = oracle.enumerate_plays(
@@ -592,11 +611,7 @@ def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, lim
         feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True))
     if stopped:
         return None
-    plays = [x.copy() for x in found]
-    plays.sort(key=lambda y: _order_key(y, info.points))
-    for y in plays:
-        _remember(info, False, t, y, True)
-    return plays
+    return _finish(found, info, False, t, True)  # each play its own array (over its own buffer)
 
 
 def _NO_POINTS(left: int, fresh: bool) -> tuple[None, int, bool]:  # never called: `asked` is set
@@ -795,8 +810,4 @@ def _legal_plays(
             if k not in keys and len(plays) < limit:
                 keys.add(k)
                 plays.append(y)
-    plays.sort(key=lambda y: _order_key(y, info.points))
-    if hp is None:
-        for y in plays:
-            _remember(info, opening, t, y, True)
-    return plays
+    return _finish(plays, info, opening, t, hp is None)
