@@ -156,7 +156,6 @@ def decode_melds(encoded: bytes) -> list[list[int]]:
     return _dp.melds(encoded)
 
 
-
 def melds_in_order(rows: list[np.ndarray], rules: Rules) -> list[list[int]]:
     """Melds given as rows of 53 counts (the LP's, :func:`lp.arrangement`) as lists of their cards in
     order (runs in rank order, as :func:`machiavelli_env.oracle.ilp.ordered_melds` has them)."""

@@ -182,6 +182,14 @@ static int lp_refactor(LpSlot *L) {
 /* the integer certificate of the last refutation lp_certify checked (lp_narrow reuses it) */
 static long long lp_cert[LP_ROWS];
 
+/* sum_{u_c > 0} u_c hi_c + sum_{u_c < 0} u_c lo_c: the most u . x can be over the box [lo, hi]; a
+ * certificate refutes a box where this is negative */
+static inline long long lp_cert_sum(const long long *u, const int *lo, const int *hi) {
+    long long f = 0;
+    for (int c = 0; c < LP_ROWS; c++) f += u[c] > 0 ? u[c] * hi[c] : u[c] * lo[c];
+    return f;
+}
+
 /* Is u (53 values) a certificate, once scaled to small integers? Checked exactly; a certificate
  * found is left in lp_cert. */
 static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int *hi, const uint8_t *usable) {
@@ -202,9 +210,7 @@ static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int
             ui[c] = (long long)r;
         }
         if (!ok) continue;
-        long long f = 0;
-        for (int c = 0; c < LP_ROWS; c++) f += ui[c] > 0 ? ui[c] * hi[c] : ui[c] * lo[c];
-        if (f >= 0) continue;
+        if (lp_cert_sum(ui, lo, hi) >= 0) continue;
         for (int m = 0; m < L->n && ok; m++) {
             if (!usable[m]) continue;
             long long s = 0;
@@ -237,15 +243,10 @@ static int g_kept_certs = 1; /* set_params(kept_certs=): lists keep and try cert
 /* 1 when a kept certificate refutes [lo, hi], else 0 */
 static int lp_certs_refute(const LpCerts *K, const int *lo, const int *hi) {
     for (int k = 0; k < (g_kept_certs ? K->n : 0); k++) {
-        const long long *u = K->u[k];
         const int *h = K->hi[k];
-        long long f = 0;
         int within = 1;
-        for (int c = 0; c < LP_ROWS; c++) {
-            f += u[c] > 0 ? u[c] * hi[c] : u[c] * lo[c];
-            within &= hi[c] <= h[c];
-        }
-        if (f < 0 && within) {
+        for (int c = 0; c < LP_ROWS; c++) within &= hi[c] <= h[c];
+        if (within && lp_cert_sum(K->u[k], lo, hi) < 0) {
             lp_kept_refuted++;
             return 1;
         }
@@ -1104,9 +1105,7 @@ static int lp_narrow(Query *q) {
         int refuted = 0;
         for (int k = 0; k < ncert && !refuted; k++) {
             const long long *u = certs[k];
-            long long f = u[c] < 0 ? u[c] : 0;
-            for (int d = 0; d < NT; d++) f += u[d] > 0 ? u[d] * h[d] : u[d] * l[d];
-            refuted = f < 0;
+            refuted = lp_cert_sum(u, l, h) + (u[c] < 0 ? u[c] : 0) < 0; /* the box [l + e_c, h] */
         }
         if (refuted) { h[c] = l[c]; cut++; lp_cert_reused++; continue; }
         l[c]++;
