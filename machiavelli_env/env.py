@@ -251,8 +251,14 @@ class raw_env(AECEnv, EzPickle):
             mask = observation.action_mask(s, p)
         else:
             mask = observation.no_action_mask(self.rules)
+        return {"observation": self.observation_vector(agent), "action_mask": mask}
+
+    def observation_vector(self, agent: str) -> np.ndarray:
+        """The float32 observation vector of ``agent`` (``observe(agent)["observation"]``, without the mask)."""
+        s = self._require_state()
+        p = self._index(agent)
         draw_allowed = True if not self.rules.must_play_if_able else self._draw_allowed(p)
-        return {"observation": observation.observation_vector(s, p, draw_allowed=draw_allowed), "action_mask": mask}
+        return observation.observation_vector(s, p, draw_allowed=draw_allowed)
 
     def _draw_allowed(self, p: int) -> bool:
         s = self._require_state()

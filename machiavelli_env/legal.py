@@ -65,6 +65,7 @@ _ZERO = np.zeros(NUM_TYPES, dtype=np.int64)
 _ZERO.setflags(write=False)
 _KNOWN_SIZE = 4096  # (table, play) -> legal: about 1 kB each
 _PLAYS_SIZE = 256  # (table, hand, limit) -> plays: up to `limit` vectors each
+_LISTED_SIZE = 256  # (table) -> the plays of its last exact list (the same bytes as _PLAYS holds)
 _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
 #: lists run their enumeration in the extension (bounded ones
 #: :func:`~machiavelli_env.oracle.api.enumerate_plays_within`, exact ones
@@ -195,6 +196,8 @@ def _feasible_query(lo: np.ndarray, hi: np.ndarray, rules: Rules, kw: dict) -> n
 
 # ---------------------------------------------------------------------------------------------- known plays
 _KNOWN: dict[tuple, bool] = {}
+#: plays of recent exact lists, known legal: (rules key, opening, table bytes) -> the plays' bytes
+_LISTED: dict[tuple, tuple[bytes, ...]] = {}
 
 
 def _known_key(info: RulesInfo, opening: bool, table: np.ndarray, play: np.ndarray) -> tuple:
@@ -207,9 +210,17 @@ def _remember(info: RulesInfo, opening: bool, table: np.ndarray, play: np.ndarra
     _KNOWN[_known_key(info, opening, table, play)] = legal
 
 
+def _remember_listed(info: RulesInfo, opening: bool, table: np.ndarray, plays: tuple[bytes, ...]) -> None:
+    """Record every play of a list (as bytes) as legal on ``table``: one entry for the whole list."""
+    if len(_LISTED) >= _LISTED_SIZE:
+        _LISTED.clear()
+    _LISTED[(info.key, opening, table.tobytes())] = plays
+
+
 def clear_caches() -> None:
     """Drop the caches of this module (answers never depend on them)."""
     _KNOWN.clear()
+    _LISTED.clear()
     _PLAYS.clear()
     _BRANCH.clear()
     _LAST_BEST.clear()
@@ -303,6 +314,9 @@ def check_split_play(
         known = _KNOWN.get(key)
         if known is not None:
             return known, None
+        listed = _LISTED.get(key[:3])
+        if listed is not None and key[3] in listed:
+            return True, None
         if opening:
             res = _query(play, play, _ZERO, rules, _opening_kw(rules, True))
         else:
@@ -463,7 +477,7 @@ class _Questions:
     def by_card(self, base: np.ndarray, h: np.ndarray) -> dict[int, np.ndarray] | None:
         """For each playable hand card type, a max-cards play holding it; None when it gives up."""
         if self.budget is None:
-            return {c: p.counts for c, p in oracle.best_plays_by_card(base, h, self.rules, "cards", **self.kw).items()}
+            return oracle.best_counts_by_card(base, h, self.rules, **self.kw)
         res = self._capped(lambda cap, fresh: oracle.best_plays_by_card_within(base, base + h, self.rules, cap,
                                                                                fresh=fresh, **self.kw),
                            self.budget.by_card_work)
@@ -489,17 +503,13 @@ class _Questions:
 
 
 def _order_key(x: np.ndarray, pts: np.ndarray) -> tuple:
+    """The list's order as a sort key (what :func:`machiavelli_env.oracle.api.order_plays` sorts by)."""
     return (-int(x.sum()), -int(pts @ x), (-x).tolist())
 
 
-def _finish(plays: list[np.ndarray], info: RulesInfo, opening: bool, t: np.ndarray, known: bool) -> list[np.ndarray]:
-    """``plays`` sorted in the list's order; each remembered as legal on ``t`` when ``known``."""
-    if len(plays) > 1:
-        plays.sort(key=lambda y: _order_key(y, info.points))
-    if known:
-        for y in plays:
-            _remember(info, opening, t, y, True)
-    return plays
+def _finish(plays: list[np.ndarray], info: RulesInfo) -> list[np.ndarray]:
+    """``plays`` in the list's order (:func:`_order_key`, sorted by the extension)."""
+    return oracle.order_plays(plays, info.points) if len(plays) > 1 else plays
 
 
 def legal_plays(
@@ -581,7 +591,9 @@ def legal_plays_counts(
     plays = _legal_plays(t, h, hp, rules, info, opening, int(limit), budget)
     if len(_PLAYS) >= _PLAYS_SIZE:
         _PLAYS.clear()
-    _PLAYS[key] = tuple(x.tobytes() for x in plays)
+    blobs = _PLAYS[key] = tuple(x.tobytes() for x in plays)
+    if hp is None and blobs:  # each listed play is legal: playing it asks the oracle nothing
+        _remember_listed(info, opening, t, blobs)
     return plays
 
 
@@ -611,7 +623,7 @@ def _short_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, lim
         feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True))
     if stopped:
         return None
-    return _finish(found, info, False, t, True)  # each play its own array (over its own buffer)
+    return _finish(found, info)  # each play its own array (over its own buffer)
 
 
 def _NO_POINTS(left: int, fresh: bool) -> tuple[None, int, bool]:  # never called: `asked` is set
@@ -810,4 +822,4 @@ def _legal_plays(
             if k not in keys and len(plays) < limit:
                 keys.add(k)
                 plays.append(y)
-    return _finish(plays, info, opening, t, hp is None)
+    return _finish(plays, info)

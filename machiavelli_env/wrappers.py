@@ -49,6 +49,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from . import bots, game, legal, observation
 from .cards import NUM_TYPES
+from .env import _OrderEnforcing
 from .render import render_text
 from .render_image import render_rgb, show_human
 from .rules import Rules
@@ -62,10 +63,24 @@ __all__ = ["ENV_KEYS", "CandidatePlays", "GreedyPolicy", "RandomPolicy", "Single
 def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> np.ndarray:
     """``(limit, 53)`` float32: each candidate's counts divided by the copies in the pack."""
     out = np.zeros((limit, NUM_TYPES), dtype=np.float32)
-    norm = 1.0 / np.maximum(game.pack_counts(rules), 1)
-    for i, x in enumerate(plays[:limit]):
-        out[i] = x * norm
+    n = min(len(plays), limit)
+    if n:
+        np.multiply(np.stack(plays[:n]), _inverse_pack(rules), out=out[:n], casting="same_kind")
     return out
+
+
+_INVERSE_PACK: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _inverse_pack(rules: Rules) -> np.ndarray:
+    """``1 / copies`` of each card type in the pack (float64, read-only), by the pack's size."""
+    key = (rules.decks, rules.jokers)
+    norm = _INVERSE_PACK.get(key)
+    if norm is None:
+        norm = 1.0 / np.maximum(game.pack_counts(rules), 1)
+        norm.setflags(write=False)
+        _INVERSE_PACK[key] = norm
+    return norm
 
 
 def candidate_observation(
@@ -123,7 +138,11 @@ class CandidatePlays(BaseWrapper):
             raise ValueError(f"observation_key must be a string other than 'candidates' and 'action_mask', "
                              f"got {observation_key!r}")
         self.observation_key = observation_key
-        agents = self.env.unwrapped.possible_agents
+        self._base = self.env.unwrapped  # the raw env (wrappers never replace it)
+        # the raw env's observation vector can be read without its card-count mask when nothing
+        # between this wrapper and the raw env changes observations (env()'s order enforcing)
+        self._plain = env is self._base or (type(env) is _OrderEnforcing and env.env is self._base)
+        agents = self._base.possible_agents
         self._obs_spaces = {a: _candidate_space(self.limit, self.flatten, observation_key) for a in agents}
         self._act_spaces = {a: spaces.Discrete(self.limit + 1) for a in agents}
         self._cache: tuple[Any, str, list[np.ndarray]] = (None, "", [])
@@ -134,9 +153,17 @@ class CandidatePlays(BaseWrapper):
     def action_space(self, agent: str) -> spaces.Space:
         return self._act_spaces[agent]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The wrapped env's ``last()`` with this wrapper's observation (the parent's answer, read
+        without a layer of attribute forwarding per field)."""
+        res = self.env.last(observe=False)
+        if not observe:
+            return res
+        return (self.observe(self._base.agent_selection), *res[1:])
+
     def candidates(self, agent: str | None = None) -> list[np.ndarray]:
         """The current candidate plays of ``agent`` (default: the agent to move)."""
-        base = self.env.unwrapped
+        base = self._base
         agent = base.agent_selection if agent is None else agent
         state = base.game_state
         if self._cache[0] is state and self._cache[1] == agent:
@@ -146,14 +173,17 @@ class CandidatePlays(BaseWrapper):
         return plays
 
     def observe(self, agent: str) -> dict[str, Any]:
-        raw = self.env.observe(agent)
-        base = self.env.unwrapped
+        base = self._base
+        if self._plain and (self.env is base or self.env._has_reset):
+            vector = base.observation_vector(agent)
+        else:
+            vector = self.env.observe(agent)["observation"]
         state = base.game_state
         if agent == base.agent_selection and not state.done:
-            plays, draw = self.candidates(agent), _draw_allowed(raw["observation"])
+            plays, draw = self.candidates(agent), _draw_allowed(vector)
         else:
             plays, draw = [], False
-        return candidate_observation(raw["observation"], plays, base.rules, self.limit, draw, flatten=self.flatten,
+        return candidate_observation(vector, plays, base.rules, self.limit, draw, flatten=self.flatten,
                                      observation_key=self.observation_key)
 
     def decode(self, action: Any, agent: str | None = None) -> np.ndarray:
@@ -170,7 +200,7 @@ class CandidatePlays(BaseWrapper):
         return plays[idx - 1].copy()
 
     def step(self, action: Any) -> None:
-        base = self.env.unwrapped
+        base = self._base
         agent = base.agent_selection
         if base.terminations.get(agent) or base.truncations.get(agent):
             self.env.step(action)
@@ -185,7 +215,7 @@ class CandidatePlays(BaseWrapper):
 
     def _substitute(self, agent: str) -> np.ndarray:
         """A draw when allowed, else the first candidate (``invalid_action="draw"``)."""
-        base = self.env.unwrapped
+        base = self._base
         if base._draw_allowed(base._index(agent)):
             return np.zeros(NUM_TYPES, dtype=np.int64)
         return self.candidates(agent)[0].copy()

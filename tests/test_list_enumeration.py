@@ -208,3 +208,67 @@ def test_kept_certificates_refute_branch_questions_and_leave_exact_lists_unchang
     finally:
         _dp.set_params(kept_certs=True)
     assert lists[True] == lists[False]
+
+
+@pytest.mark.parametrize("preset", ["classic", "ace_both_ends", "classic_jokers"])
+def test_the_meld_count_refutes_branch_questions_and_leaves_exact_lists_unchanged(preset: str) -> None:
+    # an exact list's branch question first counts the melds each fixed card needs
+    # (_dp.support_refutes): the same lists as with every question asked of the LP
+    from machiavelli_env.oracle import _dp
+
+    positions = big_hand_positions(preset, games=1, seed=6700, extra=4, every=2)
+    assert len(positions) >= 4
+    lists = {}
+    try:
+        for support in (True, False):
+            _dp.set_params(support=support)
+            before = _dp.stats()["list_by_support"]
+            got = []
+            for table, hand, rules in positions:
+                for limit in (32, 6):
+                    legal.clear_caches()
+                    got.append([p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)])
+            lists[support] = got
+            refuted = _dp.stats()["list_by_support"] - before
+            if not support:
+                assert refuted == 0
+            elif preset != "classic_jokers":  # a joker table's boxes hold jokers, which the count seldom beats
+                assert refuted > 0
+    finally:
+        _dp.set_params(support=True)
+    assert lists[True] == lists[False]
+
+
+def test_the_list_order_of_the_extension_is_the_order_key() -> None:
+    # oracle.order_plays (in C) sorts as legal._order_key: most cards, most points, then more
+    # copies of lower card types first; equal plays keep their order, the objects are the same
+    rules = Rules.load("classic_jokers")
+    pts = legal.rules_info(rules).points
+    rng = np.random.default_rng(6800)
+    for n in (0, 1, 2, 5, 33, 80):
+        plays = [rng.integers(0, 3, 53).astype(np.int64) for _ in range(n)]
+        plays += [p.copy() for p in plays[: n // 3]]  # equal plays, other objects
+        rng.shuffle(plays)  # type: ignore[arg-type]
+        want = sorted(plays, key=lambda x: legal._order_key(x, pts))
+        got = oracle.api.order_plays(plays, pts)
+        assert [id(x) for x in got] == [id(x) for x in want]
+    with pytest.raises(ValueError):
+        oracle.api.order_plays([np.zeros(52, dtype=np.int64)], pts)
+
+
+def test_a_listed_play_is_checked_without_asking_the_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every play of an exact list is known legal on its table: playing one asks nothing more,
+    # and clearing the caches forgets it (the answer is then asked of the oracle, and the same)
+    positions = big_hand_positions("classic", games=1, seed=6900, extra=2, every=3)
+    table, hand, rules = positions[0]
+    plays = legal.legal_plays(table, hand, rules, limit=12)
+    assert plays
+    calls = []
+    real = legal._query
+    monkeypatch.setattr(legal, "_query", lambda *a: calls.append(1) or real(*a))
+    for x in plays:
+        assert legal.check_play(table, hand, x, rules) == (True, None)
+    assert not calls
+    legal.clear_caches()
+    ok, melds = legal.check_play(table, hand, plays[-1], rules)
+    assert ok and melds is not None and calls

@@ -225,3 +225,27 @@ def test_bad_input_to_best_plays_by_card_is_an_oracle_error() -> None:
         best_plays_by_card(to_counts("10H JH QH"), to_counts("9H"), rules, "melds")
     with pytest.raises(OracleError, match="min_open_points"):
         best_plays_by_card(ZERO, to_counts("9H"), rules, min_open_points=-1)
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers"])
+def test_refuted_cards_skip_their_search_and_the_answers_stay_the_same(preset: str, search_only: None) -> None:
+    # the per-card searches first ask the meld count, the pass's earlier certificates and the LP
+    # relaxation (set_params(bycard_lp=)): a card they refute is in no play, which is what its
+    # search would have answered, so every play per card is the same (values, counts, melds)
+    rules = Rules.load(preset)
+    positions = [random_position(rules, 7100 + i, (3, 8), (10, 18)) for i in range(8)]
+    answers = {}
+    try:
+        for on in (True, False):
+            _dp.set_params(bycard_lp=on)
+            before = _dp.stats()["by_card_refuted"]
+            got = []
+            for table, hand in positions:
+                got.append({c: (p.value, p.counts.tobytes(), p.melds)
+                            for c, p in best_plays_by_card(table, hand, rules).items()})
+            answers[on] = got
+            refuted = _dp.stats()["by_card_refuted"] - before
+            assert (refuted > 0) if on else (refuted == 0)
+    finally:
+        _dp.set_params(bycard_lp=True)
+    assert answers[True] == answers[False]

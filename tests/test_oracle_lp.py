@@ -168,3 +168,46 @@ def test_feasible_rejects_bad_input_clearly() -> None:
         oracle.feasible(ZERO, ZERO, rules, sweep="left")
     with pytest.raises(oracle.OracleError):
         oracle.feasible([1, 2], ZERO, rules)
+
+
+@pytest.mark.parametrize("ace", ["low", "high", "low_or_high", "both_ends", "wrap"])
+@pytest.mark.parametrize("jokers", [0, 2])
+def test_the_meld_count_refutes_only_boxes_without_a_partition(ace: str, jokers: int) -> None:
+    # _dp.support_refutes: a card needing more melds than the box could give it. Small random boxes
+    # (a few fixed cards, some free ones, two decks) under every ace rule: whenever it refutes, the
+    # exact oracle finds no partition, and it does refute some
+    rules = Rules.load("classic").replace(ace=ace, jokers=jokers)
+    rng = np.random.default_rng(9300 + jokers)
+    refuted = 0
+    for _ in range(150):
+        lo = np.zeros(53, dtype=np.int64)
+        lo[rng.choice(52, size=int(rng.integers(1, 5)), replace=False)] = 1
+        free = np.zeros(53, dtype=np.int64)
+        free[rng.choice(52, size=int(rng.integers(0, 12)), replace=False)] = 1
+        free[52] = rng.integers(0, jokers + 1)
+        hi = lo + free
+        if not _dp.support_refutes(lo, hi):
+            continue
+        refuted += 1
+        assert oracle.solve(lo, hi, ZERO, rules) is None, (ace, np.flatnonzero(lo), np.flatnonzero(hi))
+    assert refuted >= 20
+
+
+def test_the_meld_count_counts_copies_groups_runs_and_jokers() -> None:
+    from machiavelli_env.cards import to_counts
+
+    def refutes(lo: str, extra: str) -> bool:
+        low = to_counts(lo)
+        return _dp.support_refutes(low, low + to_counts(extra))
+
+    assert refutes("7H", "9H 10S") and not refutes("7H", "8H 9H") and not refutes("7H", "7S 7D")
+    assert refutes("7H", "7S 8H")  # one other suit and one neighbour: no window, no group
+    assert not refutes("7H 7H", "6H 6H 8H 8H") and not refutes("7H 7H", "8H 8H 9H 9H")
+    assert not refutes("7H", "5H 6H") and refutes("7H 7H", "5H 6H")  # a copy needs a meld of its own
+    assert not refutes("7H 7H", "6H 8H 7S 7D")  # a run and a group
+    assert refutes("7H 7H", "7S 7D") and not refutes("7H 7H", "7S 7S 7D 7D")
+    assert not refutes("7H", "*")  # a joker may stand in any meld
+    assert not refutes("AH AH", "")  # aces are never counted (both_ends runs hold two)
+    assert not refutes("2H", "KH AH") and not refutes("KH", "AH 2H")  # ranks taken circularly
+    with pytest.raises(ValueError, match="support_refutes"):
+        _dp.support_refutes(to_counts("7H 8H"), to_counts("7H"))

@@ -148,3 +148,48 @@ def test_policy_callable_signature():
         SingleAgentEnv(opponents=[policy, policy])
     with pytest.raises(ValueError):
         SingleAgentEnv(learner="player_5")
+
+
+def test_candidate_observations_are_the_same_through_another_wrapper():
+    # under env()'s own wrapper the raw env's vector is read without its card-count mask; through
+    # any other wrapper chain the wrapped env's observe() is: the same observations either way
+    from pettingzoo.utils.wrappers import BaseWrapper
+
+    fast = CandidatePlays(machiavelli_env.env(players=3), limit=16)
+    slow = CandidatePlays(BaseWrapper(machiavelli_env.env(players=3)), limit=16)
+    assert fast._plain and not slow._plain
+    with pytest.raises(AttributeError, match="before reset"):
+        fast.last()
+    fast.reset(seed=11)
+    slow.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for agent in fast.agent_iter(120):
+        got, want = fast.last(), slow.last()
+        assert got[1:] == want[1:]
+        for other in fast.possible_agents:
+            pairs = [(got[0], want[0])] if other == agent else [(fast.observe(other), slow.observe(other))]
+            for a, b in pairs:
+                assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+        if got[2] or got[3]:
+            fast.step(None)
+            slow.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(got[0]["action_mask"])))
+        fast.step(action)
+        slow.step(action)
+    assert fast.unwrapped.game_state.turn == slow.unwrapped.game_state.turn > 30
+
+
+def test_candidate_tensor_divides_each_candidate_by_the_pack():
+    from machiavelli_env.rules import Rules
+    from machiavelli_env.wrappers import candidate_tensor
+
+    rules = Rules.load("six_players_three_decks")
+    rng = np.random.default_rng(1)
+    plays = [rng.integers(0, 4, NUM_TYPES).astype(np.int64) for _ in range(5)]
+    pack = game.pack_counts(rules)
+    got = candidate_tensor(plays, rules, 4)
+    assert got.dtype == np.float32 and got.shape == (4, NUM_TYPES)
+    for i in range(4):
+        assert np.array_equal(got[i], (plays[i] * (1.0 / np.maximum(pack, 1))).astype(np.float32))
+    assert not candidate_tensor([], rules, 3).any()

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..cards import NUM_TYPES, as_counts
 from ..rules import Rules
-from . import dp, lp
+from . import _dp, dp, lp  # type: ignore[attr-defined]
 from .lp import NO_WEIGHTS
 from .pipeline import answer
 from .question import AFTER_RACE, BEST, BOX, BY_CARD, Question, bounded, capped
@@ -317,18 +317,8 @@ def best_plays_by_card(
     """
     t = _check(table, "table")
     h = _check(hand, "hand")
-    w = objective_weights(objective, rules)
-    if int(min_open_points) < 0:
-        raise OracleError(f"min_open_points must be >= 0, got {min_open_points}")
-    hi = t + h
-    res = answer(Question(BY_CARD, t, hi, w, rules, need_group, int(min_open_points)))
-    if res is None:
-        if need_group or min_open_points:
-            return {}
-        raise OracleError("the table cannot be arranged into valid melds")
-    if isinstance(res, int):
-        _precheck(((t, "table"), (h, "hand")))
-        _raise_code(res, t, hi, w, rules)
+    res = _by_card_answer(Question(BY_CARD, t, t + h, objective_weights(objective, rules), rules, need_group,
+                                   int(min_open_points)), h)
     out: dict[int, Play] = {}
     seen: dict[bytes, Play] = {}
     for card, item in res.items():
@@ -337,6 +327,33 @@ def best_plays_by_card(
             play = seen[bytes(item[1])] = _play(item)
         out[card] = play
     return out
+
+
+def best_counts_by_card(
+    table: np.ndarray, hand: np.ndarray, rules: Rules, *, need_group: bool = False, min_open_points: int = 0,
+) -> dict[int, np.ndarray]:
+    """:func:`best_plays_by_card`'s plays (objective ``cards``) as counts alone, no arrangements
+    built: the same plays. For int64 count vectors already known to be valid (a legal-play list's)."""
+    res = _by_card_answer(Question(BY_CARD, table, table + hand, objective_weights("cards", rules), rules, need_group,
+                                   int(min_open_points), melds=False), hand)
+    return {card: raw if type(raw := item[1]) is np.ndarray else np.frombuffer(raw, dtype=np.int64)
+            for card, item in res.items()}
+
+
+def _by_card_answer(q: Question, hand: np.ndarray) -> dict[int, tuple]:
+    """The schedule's answer ``{card: (value, counts, melds)}`` to a per-card question over the box
+    ``[table, table + hand]``; raises as :func:`best_plays_by_card`."""
+    if q.min_open < 0:
+        raise OracleError(f"min_open_points must be >= 0, got {q.min_open}")
+    res = answer(q)
+    if res is None:
+        if q.need_group or q.min_open:
+            return {}
+        raise OracleError("the table cannot be arranged into valid melds")
+    if isinstance(res, int):
+        _precheck(((q.lo, "table"), (hand, "hand")))
+        _raise_code(res, q.lo, q.hi, q.weights, q.rules)
+    return res
 
 
 # ---------------------------------------------------------------------------------------------- capped questions
@@ -477,6 +494,13 @@ def feasible_within(
 def _counts(raw: np.ndarray | bytearray) -> np.ndarray:
     """An answer's counts as an array of its own (the mirrored sweep's already is one)."""
     return raw if type(raw) is np.ndarray else np.frombuffer(raw, dtype=np.int64).copy()
+
+
+def order_plays(plays: Sequence[np.ndarray], points: np.ndarray) -> list[np.ndarray]:
+    """The plays (53 int64 counts each) in a legal-play list's order, sorted by the extension: most
+    cards first, then most points (``points @ x``), then more copies of lower card types first;
+    equal plays keep their order. The same objects, in a new list."""
+    return _dp.order_plays(plays, points)
 
 
 def enumerate_plays_within(

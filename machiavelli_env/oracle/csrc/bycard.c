@@ -87,10 +87,36 @@ static int by_card_forward(Query *q, PyObject *out, int want_melds) {
     return rc;
 }
 
+static int g_bycard_lp = 1; /* set_params(bycard_lp=): the per-card searches ask the refuters first (0: never) */
+static unsigned long long bycard_refuted = 0; /* per-card searches a refuter spared */
+
+/* Does no x in q's box partition into melds (shown without the search)? The count of melds each
+ * card needs (box_support_refutes), the certificates of the pass's earlier refutations (every
+ * per-card box has the same upper bounds, so each holds), then the LP relaxation. 1 refuted, 0
+ * not shown, -1 out of memory. */
+static int by_card_refuted(const Query *q, LpCerts *K) {
+    long long lo[NT], hi[NT];
+    int l[NT], h[NT];
+    for (int c = 0; c < NT; c++) {
+        l[c] = q->lo[c];
+        h[c] = q->hi[c];
+        lo[c] = l[c];
+        hi[c] = h[c];
+    }
+    if (box_support_refutes(lo, hi) || lp_certs_refute(K, l, h)) return 1;
+    LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
+    if (!L) return -1;
+    const int r = lp_run(L, l, h, NULL, NULL, NULL);
+    if (r < 0) return -1;
+    if (r == 1) lp_certs_keep(K, h);
+    return r == 1;
+}
+
 /* large positions: one exact search for the best play, then one per card that no play found so
  * far holds at the overall optimum. No play holding a card can beat the overall optimum, so each
  * per-card search first asks for that value (Query.cap), and a play reaching it is the answer for
- * every card it holds. */
+ * every card it holds. A card whose box the refuters show holds no partition is in no play: its
+ * search, which would find none, is not run (the answers are the same). */
 static int by_card_search(Query *q, PyObject *out, int want_melds) {
     int32_t value, path[MAXST];
     int J;
@@ -107,6 +133,8 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
     for (int c = 0; c < NT; c++) at[c] = held[c] > 0 ? best : NULL;
     Py_DECREF(best); /* kept alive by keep */
     int rc = 1;
+    LpCerts certs;
+    certs.n = certs.next = 0;
     for (int c = 0; c < NT && rc == 1; c++) {
         if (q->hi[c] <= q->lo[c]) continue;
         PyObject *t = at[c];
@@ -119,6 +147,14 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
             if (c == JOKER) { q2.loJ++; q2.base += q->wJ; }
             else q2.base += q->w[c];
             q2.cap = value;
+            if (g_bycard_lp && !g_cap_at) {
+                const int gone = by_card_refuted(&q2, &certs);
+                if (gone < 0) { rc = -4; PyErr_NoMemory(); break; }
+                if (gone) {
+                    bycard_refuted++;
+                    continue;
+                }
+            }
             int32_t v2, path2[MAXST];
             int J2;
             int r2 = solve_query(&q2, &g_mirror, &mirrored, &v2, path2, &J2);

@@ -24,12 +24,12 @@ static PyObject *py_melds(PyObject *self, PyObject *arg) {
 }
 
 static PyObject *py_stats(PyObject *self, PyObject *args) {
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:l,s:l,s:l,s:i,s:i,s:n,s:n,s:n,s:n,s:n,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "lp_calls", lp_calls, "lp_iterations",
                          lp_iters, "lp_refuted", lp_refuted, "lp_points", lp_points, "lp_narrowed", lp_narrowed, "last_probe", probe_exp, "last_states",
                          last_states, "last_pruned", last_pruned, "last_nodes", last_nodes, "last_method", last_method,
                          "last_mirrored", last_mirrored, "last_memo_entries", (Py_ssize_t)me_n,
                          "last_relaxation_entries", (Py_ssize_t)(us_n + up_n), "suit_states", (Py_ssize_t)ss_n,
-                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted, "lp_capped", lp_capped, "list_questions", enum_questions, "list_by_lp", enum_by_lp, "list_to_python", enum_to_python, "lp_kept_refuted", lp_kept_refuted);
+                         "cached_lists", (Py_ssize_t)tc_n, "transitions", (Py_ssize_t)tr_n, "lp_cert_reused", lp_cert_reused, "best_recalled", best_recalled, "lp_dives", lp_dives, "lp_dives_found", lp_dives_found, "lp_branch_calls", lp_branch_calls, "lp_branch_refuted", lp_branch_refuted, "lp_capped", lp_capped, "list_questions", enum_questions, "list_by_lp", enum_by_lp, "list_to_python", enum_to_python, "lp_kept_refuted", lp_kept_refuted, "list_by_support", enum_by_support, "by_card_refuted", bycard_refuted);
 }
 
 static PyObject *py_work(PyObject *self, PyObject *args) {
@@ -38,7 +38,7 @@ static PyObject *py_work(PyObject *self, PyObject *args) {
 
 static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"prune", "budget", "force", "memo_limit", "tie", "probe", "budget2", "norm", "alive",
-                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", "rise", "rise_probe", "keep_dead", "rise_max", "lp_narrow", "lp_race", "lp_rise", "recall", "grow", "lp_dive", "lp_branch", "lp_cap", "lp_cap_race", "repack_race", "kept_certs", NULL};
+                            "usj", "crowd", "full", "jcrowd", "race", "repack_full", "mirror_probe", "jsplit", "gjc", "fprobe", "fjokers", "rise", "rise_probe", "keep_dead", "rise_max", "lp_narrow", "lp_race", "lp_rise", "recall", "grow", "lp_dive", "lp_branch", "lp_cap", "lp_cap_race", "repack_race", "kept_certs", "support", "bycard_lp", NULL};
     int on = g_prune, force = g_force, tie = g_tie, norm = g_norm, usj = g_usj, race = g_race,
         mirror_probe = g_mirror_probe, jsplit = g_jsplit, gjc = g_gjc, rise = g_rise, keep_dead = g_keep_dead,
         lp_rise = g_lp_rise, recall = g_best_recall;
@@ -47,10 +47,10 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     int fjokers = g_fjokers;
     long rise_probe = g_rise_probe, rise_max = g_rise_max;
     long lp_narrow = g_lp_narrow, lp_race = g_lp_race, grow = g_grow, lp_dive = g_lp_dive, lp_branch = g_lp_branch, lp_cap = g_lp_cap, lp_cap_race = g_lp_cap_race, repack_race = g_repack_race;
-    int kept_certs = g_kept_certs;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppliplplllppll" "llllp", names, &on, &budget, &force, &memo, &tie, &probe,
+    int kept_certs = g_kept_certs, support = g_support, bycard_lp = g_bycard_lp;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|plilillplplllplpppliplplllppll" "llllppp", names, &on, &budget, &force, &memo, &tie, &probe,
                                      &budget2, &norm, &alive, &usj, &crowd, &full, &jcrowd, &race, &repack_full,
-                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers, &rise, &rise_probe, &keep_dead, &rise_max, &lp_narrow, &lp_race, &lp_rise, &recall, &grow, &lp_dive, &lp_branch, &lp_cap, &lp_cap_race, &repack_race, &kept_certs))
+                                     &mirror_probe, &jsplit, &gjc, &fprobe, &fjokers, &rise, &rise_probe, &keep_dead, &rise_max, &lp_narrow, &lp_race, &lp_rise, &recall, &grow, &lp_dive, &lp_branch, &lp_cap, &lp_cap_race, &repack_race, &kept_certs, &support, &bycard_lp))
         return NULL;
     g_prune = on;
     g_budget = budget;
@@ -87,13 +87,15 @@ static PyObject *py_set_params(PyObject *self, PyObject *args, PyObject *kw) {
     g_lp_cap_race = lp_cap_race;
     g_repack_race = repack_race < 0 ? 0 : repack_race;
     g_kept_certs = kept_certs;
+    g_support = support;
+    g_bycard_lp = bycard_lp;
     up_clear(1); /* vectors kept under the old settings */
-    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:i,s:l,s:l,s:l,s:l,s:l,s:l,s:i}", "prune", g_prune, "budget", g_budget,
+    return Py_BuildValue("{s:i,s:l,s:i,s:l,s:i,s:l,s:l,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:l,s:i,s:i,s:i,s:l,s:i,s:i,s:l,s:i,s:l,s:l,s:l,s:i,s:i,s:l,s:l,s:l,s:l,s:l,s:l,s:i,s:i,s:i}", "prune", g_prune, "budget", g_budget,
                          "force", g_force, "memo_limit", g_memo_limit, "tie", g_tie, "probe", g_probe, "budget2",
                          g_budget2, "norm", g_norm, "alive", g_alive, "usj", g_usj, "crowd", g_crowd, "full", g_full,
                          "jcrowd", g_jcrowd, "race", g_race, "repack_full", g_repack_full,
                          "mirror_probe", g_mirror_probe, "jsplit", g_jsplit, "gjc", g_gjc, "fprobe", g_fprobe, "fjokers", g_fjokers,
-                         "rise", g_rise, "rise_probe", g_rise_probe, "keep_dead", g_keep_dead, "rise_max", g_rise_max, "lp_narrow", g_lp_narrow, "lp_race", g_lp_race, "lp_rise", g_lp_rise, "recall", g_best_recall, "grow", g_grow, "lp_dive", g_lp_dive, "lp_branch", g_lp_branch, "lp_cap", g_lp_cap, "lp_cap_race", g_lp_cap_race, "repack_race", g_repack_race, "kept_certs", g_kept_certs);
+                         "rise", g_rise, "rise_probe", g_rise_probe, "keep_dead", g_keep_dead, "rise_max", g_rise_max, "lp_narrow", g_lp_narrow, "lp_race", g_lp_race, "lp_rise", g_lp_rise, "recall", g_best_recall, "grow", g_grow, "lp_dive", g_lp_dive, "lp_branch", g_lp_branch, "lp_cap", g_lp_cap, "lp_cap_race", g_lp_cap_race, "repack_race", g_repack_race, "kept_certs", g_kept_certs, "support", g_support, "bycard_lp", g_bycard_lp);
 }
 
 static PyObject *py_clear(PyObject *self, PyObject *args) {
@@ -128,6 +130,9 @@ static PyMethodDef methods[] = {
      "by_card(lo, hi, weights, ace, max_jokers_per_meld, need_group, min_open_points, decks, jokers, "
      "want_melds[, cap]) -> None | {card: (value, counts, melds | None)} | error code (5 over the work cap "
      "cap > 0)"},
+    {"order_plays", py_order_plays, METH_VARARGS,
+     "order_plays(plays, points) -> list: the plays (53-count vectors) most cards first, then most points "
+     "(points . x), then more copies of lower card types first; equal ones keep their order"},
     {"enumerate_plays", py_enumerate_plays, METH_VARARGS,
      "enumerate_plays(base, avail, hand, types, witness, ace, max_jokers_per_meld, need_group, min_open_points, "
      "decks, jokers, max_nodes, question_work, left, fresh, limit, asked, guaranteed, points) -> (found, stopped, "
@@ -151,6 +156,9 @@ static PyMethodDef methods[] = {
      "lp_arrange(x, ace, max_jokers_per_meld, jokers, relaxations) -> an arrangement of x (indices into lp_melds' "
      "list) found by diving on the LP relaxation within that many relaxations, from the basis of x's own box; "
      "None when not found"},
+    {"support_refutes", py_support_refutes, METH_VARARGS,
+     "support_refutes(lo, hi) -> True when some card type of lo needs more melds than the box [lo, hi] could "
+     "give it (no x in the box partitions into melds); False proves nothing"},
     {"lp_melds", py_lp_melds, METH_VARARGS,
      "lp_melds(ace, max_jokers_per_meld, jokers) -> bytes: the LP refuter's melds, 53 counts each"},
     {"melds", py_melds, METH_O,

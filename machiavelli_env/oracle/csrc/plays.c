@@ -129,8 +129,10 @@ static int enum_question(PlayList *e, const long long *lo, const long long *hi, 
     return out;
 }
 
-/* exact lists' questions since the module loaded: all of them, settled by the LP, left to Python */
-static unsigned long long enum_questions = 0, enum_by_lp = 0, enum_to_python = 0;
+/* exact lists' questions since the module loaded: all of them, settled by the LP, left to Python,
+ * refuted by the count of melds a card could lie in (box_support_refutes) */
+static unsigned long long enum_questions = 0, enum_by_lp = 0, enum_to_python = 0, enum_by_support = 0;
+static int g_support = 1; /* set_params(support=): exact lists try box_support_refutes first (0: never) */
 
 /* an exact list's question: the LP refuter first (its point read as a partition when the question
  * has no group or opening condition), then the search swept from the king down for at most `race`
@@ -145,6 +147,10 @@ static int enum_exact(PlayList *e, const long long *lo, const long long *hi, lon
         for (int c = 0; c < NT; c++) {
             l[c] = (int)lo[c];
             h[c] = (int)hi[c];
+        }
+        if (g_support && box_support_refutes(lo, hi)) {
+            enum_by_support++;
+            return 0;
         }
         if (lp_certs_refute(&e->certs, l, h)) {
             enum_by_lp++;
@@ -487,4 +493,61 @@ done:
     PyMem_Free(e.found);
     keyset_free(&failed);
     return res;
+}
+
+/* ------------------------------------------------------------------ a list's order */
+typedef struct {
+    long long cards, points;
+    long long x[NT];
+    Py_ssize_t i;
+} PlayKey;
+
+/* most cards first, then most points, then more copies of lower card types first; equal plays keep
+ * their order (as a stable sort would) */
+static int play_key_cmp(const void *a, const void *b) {
+    const PlayKey *u = a, *v = b;
+    if (u->cards != v->cards) return u->cards > v->cards ? -1 : 1;
+    if (u->points != v->points) return u->points > v->points ? -1 : 1;
+    for (int c = 0; c < NT; c++)
+        if (u->x[c] != v->x[c]) return u->x[c] > v->x[c] ? -1 : 1;
+    return u->i < v->i ? -1 : (u->i > v->i);
+}
+
+/* order_plays(plays, points) -> list: the same objects (53-count vectors) in legal_plays' order */
+static PyObject *py_order_plays(PyObject *self, PyObject *args) {
+    PyObject *oplays, *opoints;
+    if (!PyArg_ParseTuple(args, "OO", &oplays, &opoints)) return NULL;
+    long long pts[NT];
+    if (read_vec(opoints, pts, "points") < 0) return NULL;
+    PyObject *seq = PySequence_Fast(oplays, "_dp.order_plays: plays must be a sequence");
+    if (!seq) return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = NULL;
+    PlayKey *keys = PyMem_Malloc(sizeof(PlayKey) * (size_t)(n ? n : 1));
+    if (!keys) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PlayKey *k = &keys[i];
+        if (read_vec(PySequence_Fast_GET_ITEM(seq, i), k->x, "play") < 0) goto done;
+        k->cards = k->points = 0;
+        for (int c = 0; c < NT; c++) {
+            k->cards += k->x[c];
+            k->points += pts[c] * k->x[c];
+        }
+        k->i = i;
+    }
+    qsort(keys, (size_t)n, sizeof(PlayKey), play_key_cmp);
+    out = PyList_New(n);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, keys[i].i);
+        Py_INCREF(o);
+        PyList_SET_ITEM(out, i, o);
+    }
+done:
+    PyMem_Free(keys);
+    Py_DECREF(seq);
+    return out;
 }
