@@ -587,6 +587,8 @@ def legal_plays_counts(
     key = (info.key, opening, t.tobytes(), h.tobytes(), b"" if hp is None else hp.tobytes(), int(limit), budget)
     hit = _PLAYS.get(key)
     if hit is not None:
+        if hp is None and hit:
+            _remember_listed(info, opening, t, hit)
         return [np.frombuffer(b, dtype=np.int64).copy() for b in hit]
     plays = _legal_plays(t, h, hp, rules, info, opening, int(limit), budget)
     if len(_PLAYS) >= _PLAYS_SIZE:
