@@ -35,6 +35,10 @@ Speed (every answer stays exact; the oracle decides every legality question):
 * an exact list whose hand holds few card types first looks for every legal play without the
   per-card pass (:func:`_short_list`): when they fit in ``limit`` they are the list, whatever the
   pass would answer (the pass costs milliseconds on joker tables);
+* an opened player's exact list without help cards is built by the extension in one call
+  (:func:`_exact_list`, :func:`~machiavelli_env.oracle.api.exact_list`): the same steps, the Python
+  ones only for the max-points entry and the questions the extension leaves (``_C_LIST = False``
+  builds it here, step by step: the tests compare them);
 * small caches (cleared when full) hold recent :func:`legal_plays` answers, the answers to its
   branch questions (the same box comes back with another ``limit``, or after a draw that changed
   the hand only in card types the branch fixes), and which plays are known to be legal on which
@@ -72,6 +76,10 @@ _BRANCH_SIZE = 8192  # (lo, hi) -> a solution or none: about 1.4 kB each
 #: :func:`~machiavelli_env.oracle.api.enumerate_plays`), which gives the same plays as the Python
 #: ``dfs`` without a Python call per branch question; False runs the Python one (the tests compare them)
 _C_ENUMERATION = True
+#: an exact list of an opened player without help cards is built by the extension in one call
+#: (:func:`~machiavelli_env.oracle.api.exact_list`: the steps below, the same plays); False builds it
+#: here, each step one call (the tests compare them)
+_C_LIST = True
 
 
 @dataclass(frozen=True)
@@ -632,10 +640,25 @@ def _NO_POINTS(left: int, fresh: bool) -> tuple[None, int, bool]:  # never calle
     raise AssertionError("the max-points play is not asked for in a short list")
 
 
+def _exact_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, limit: int) -> list[np.ndarray]:
+    """The exact list of an opened player without help cards, built by the extension in one call
+    (:func:`~machiavelli_env.oracle.api.exact_list`): the steps of :func:`_legal_plays`, the same plays."""
+    def best_points(hi: np.ndarray) -> np.ndarray | None:
+        res = _query(t, hi, info.points, rules, {})
+        return None if res is None or not res.counts.any() else res.counts
+
+    return oracle.exact_list(
+        t, h, rules, limit=limit, short_types=_SHORT_FIRST if rules.jokers else _SHORT_FIRST_NO_JOKERS,
+        points=info.points, by_card=lambda: oracle.best_counts_by_card(t, h, rules), best_points=best_points,
+        feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True))
+
+
 def _legal_plays(
     t: np.ndarray, h: np.ndarray, hp: np.ndarray | None, rules: Rules, info: RulesInfo, opening: bool, limit: int,
     budget: ListBudget | None,
 ) -> list[np.ndarray]:
+    if budget is None and hp is None and not opening and _C_ENUMERATION and _C_LIST:
+        return _exact_list(t, h, rules, info, limit)
     if (budget is None and hp is None and not opening and _C_ENUMERATION
             and np.count_nonzero(h) <= (_SHORT_FIRST if rules.jokers else _SHORT_FIRST_NO_JOKERS)):
         short = _short_list(t, h, rules, info, limit)

@@ -133,11 +133,16 @@ def test_exact_lists_from_the_extension_equal_the_python_enumeration(monkeypatch
     full = 0
     for table, hand, rules in positions:
         for limit in (32, 6):
+            # the extension's whole list, the Python steps around the extension's pass, the Python pass
             c, py = _exact_both(monkeypatch, table, hand, rules, limit=limit)
-            assert c == py
+            monkeypatch.setattr(legal, "_C_LIST", False)
+            legal.clear_caches()
+            steps = [p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)]
+            monkeypatch.setattr(legal, "_C_LIST", True)
+            assert c == py == steps
             full += len(c) == limit
     assert full > 0
-    # lists of hands of few card types try the short pass first
+    # lists of hands of few card types try the short pass first (counted on the Python steps)
     most = legal._SHORT_FIRST if Rules.load(preset).jokers else legal._SHORT_FIRST_NO_JOKERS
     short = [np.count_nonzero(hand) <= most for _, hand, _ in positions]
     assert len(calls) == 2 * sum(short)  # two limits, the extension's pass only
@@ -272,3 +277,53 @@ def test_a_listed_play_is_checked_without_asking_the_oracle(monkeypatch: pytest.
     legal.clear_caches()
     ok, melds = legal.check_play(table, hand, plays[-1], rules)
     assert ok and melds is not None and calls
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "six_players_three_decks"])
+def test_the_extensions_whole_list_equals_the_python_steps_at_every_limit(monkeypatch: pytest.MonkeyPatch,
+                                                                           preset: str) -> None:
+    # oracle.api.exact_list builds the list in one call: the short pass, the per-card pass, the
+    # max-points entry and which guaranteed entries a short limit keeps, as _legal_plays' steps do
+    positions = big_hand_positions(preset, games=2, seed=7300, extra=5, every=3)
+    assert len(positions) >= 4
+    cut = 0
+    for table, hand, rules in positions:
+        for limit in (1, 2, 3, 5, 9, 32):
+            lists = []
+            for whole in (True, False):
+                monkeypatch.setattr(legal, "_C_LIST", whole)
+                legal.clear_caches()
+                lists.append([p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)])
+            assert lists[0] == lists[1]
+            cut += len(lists[0]) == limit
+    assert cut > 0
+
+
+def test_the_extensions_whole_list_asks_the_whole_schedule_when_its_pass_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # with a memo too small for the per-card searches, by_card() (the oracle's schedule: mirrored,
+    # then one question per card) answers; a table that cannot be arranged raises as the Python
+    # steps do
+    from machiavelli_env.oracle import _dp
+
+    table, hand, rules = big_hand_positions("classic", games=1, seed=7400, extra=8, every=4)[0]
+    want = [p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=12)]
+    asked = []
+    real = oracle.api.best_counts_by_card
+    monkeypatch.setattr(oracle.api, "best_counts_by_card", lambda *a, **k: asked.append(1) or real(*a, **k))
+    saved = _dp.set_params()
+    try:
+        _dp.set_params(memo_limit=40, force=2)  # the per-card searches, not the forward pass
+        legal.clear_caches()
+        got = [p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=12)]
+    finally:
+        _dp.set_params(**saved)
+    assert got == want and asked
+    from machiavelli_env.cards import to_counts
+
+    for whole in (True, False):  # a table of two cards that form no meld, a hand of many types
+        monkeypatch.setattr(legal, "_C_LIST", whole)
+        legal.clear_caches()
+        with pytest.raises(oracle.OracleError, match="cannot be arranged"):
+            legal.legal_plays(to_counts("AS 9D"), to_counts("5H 6H 7H 2C 3C 4C 6C 8C 9C QD KD"), rules, limit=12)

@@ -503,6 +503,32 @@ def order_plays(plays: Sequence[np.ndarray], points: np.ndarray) -> list[np.ndar
     return _dp.order_plays(plays, points)
 
 
+def exact_list(
+    table: np.ndarray, hand: np.ndarray, rules: Rules, *, limit: int, short_types: int, points: np.ndarray,
+    by_card: Callable[[], dict[int, np.ndarray]], best_points: Callable[[np.ndarray], np.ndarray | None],
+    feasible: Callable[[np.ndarray, np.ndarray], np.ndarray | None],
+) -> list[np.ndarray]:
+    """An exact legal-play list of an opened player without help cards, built by the extension in one
+    call (:func:`machiavelli_env.legal.legal_plays` without a budget), in the list's order
+    (:func:`order_plays` with ``points``). A hand of at most ``short_types`` card types first gets the
+    pass over every held type (all the legal plays when there are at most ``limit``); otherwise the
+    extension's per-card pass (``by_card()``, the oracle's whole per-card schedule, answers when
+    the pass cannot), then :func:`enumerate_plays`' pass from the max-cards play.
+    ``best_points(hi)``: the max-points play over ``[table, hi]`` (``None`` when it plays nothing),
+    asked once when the list is long enough to need it; ``feasible(lo, hi)`` as for
+    :func:`enumerate_plays`. The arguments must already be valid int64 count vectors."""
+    def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
+        return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
+
+    def most_points(hi: bytes) -> np.ndarray | None:
+        return best_points(np.frombuffer(hi, dtype=np.int64).copy())
+
+    ace, mjpm, decks, jokers = dp.rules_params(rules)
+    found = _dp.exact_list(table, hand, points, ace, mjpm, decks, jokers, int(limit), int(short_types),
+                           dp.LIST_RACE_WORK if lp.RACE_WORK else -1, by_card, most_points, ask)
+    return [np.frombuffer(b, dtype=np.int64) for b in found]
+
+
 def enumerate_plays_within(
     base: np.ndarray, avail: np.ndarray, types: list[int], witness: np.ndarray, rules: Rules, *, max_nodes: int,
     question_work: int, left: int, fresh: bool, limit: int, asked: bool, guaranteed: list[np.ndarray],

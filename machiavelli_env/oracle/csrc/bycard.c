@@ -182,13 +182,18 @@ static int by_card_search(Query *q, PyObject *out, int want_melds) {
 
 /* by_card(lo, hi, w, ace, mjpm, need_group, min_open, decks, jokers, melds[, cap]): cap > 0 gives
  * up after that much work (forward entries and expansions), answering 5 */
+static PyObject *by_card_answer(Query *q, int rc, int want_melds, int cap);
 static PyObject *py_by_card(PyObject *self, PyObject *args) {
     Query *q = &g_query;
     int extra[2] = {1, 0};
     int rc = parse_query(args, q, extra, PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 11 ? 2 : 1);
-    const int want_melds = extra[0], cap = extra[1];
+    if (rc < 0) return NULL;
+    return by_card_answer(q, rc, extra[0], extra[1]);
+}
+
+/* py_by_card's answer to the query q that setup_query gave rc */
+static PyObject *by_card_answer(Query *q, int rc, int want_melds, int cap) {
     PyObject *res = NULL, *out = NULL;
-    if (rc < 0) goto done;
     if (cap < 0) { PyErr_SetString(PyExc_ValueError, "_dp.by_card: cap must be >= 0"); goto done; }
     g_cap_at = rc == 0 && cap > 0 ? g_work + (unsigned long long)cap : 0;
     g_charge_relax = g_cap_at != 0 && g_charge_mode;

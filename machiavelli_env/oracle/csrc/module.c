@@ -133,6 +133,9 @@ static PyMethodDef methods[] = {
     {"order_plays", py_order_plays, METH_VARARGS,
      "order_plays(plays, points) -> list: the plays (53-count vectors) most cards first, then most points "
      "(points . x), then more copies of lower card types first; equal ones keep their order"},
+    {"exact_list", py_exact_list, METH_VARARGS,
+     "exact_list(table, hand, points, ace, mjpm, decks, jokers, limit, short_types, race, by_card, best_points, "
+     "feasible) -> list of bytearrays: an exact legal-play list (no help cards, no opening) in its order"},
     {"enumerate_plays", py_enumerate_plays, METH_VARARGS,
      "enumerate_plays(base, avail, hand, types, witness, ace, max_jokers_per_meld, need_group, min_open_points, "
      "decks, jokers, max_nodes, question_work, left, fresh, limit, asked, guaranteed, points) -> (found, stopped, "

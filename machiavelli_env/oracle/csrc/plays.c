@@ -29,6 +29,9 @@ typedef struct {
     PyObject *feasible; /* exact lists: feasible(lo, hi) -> counts over lo | None, for what the race and LP leave */
     struct KeySet *failed; /* the boxes (lo, hi, need) the help cover found no arrangement of */
     LpCerts certs; /* exact lists: the certificates of this list's LP refutations, tried before the LP */
+    int points_box; /* exact_list: points(hi) -> counts | None, hi = base + avail (not the (left, fresh) protocol) */
+    int64_t pts[NT]; /* the max-points entry, when has_pts */
+    int has_pts;
 } PlayList;
 
 /* a set of (lo, hi, need) boxes, by a 64-bit hash and the bytes */
@@ -292,14 +295,22 @@ static int vec_push(int64_t (**set)[NT], int *n, int *cap, const int64_t *v) {
 /* the max-points entry, through the Python callback: asked once, when the list may be long enough */
 static int enum_ask_points(PlayList *e) {
     e->asked = 1;
-    PyObject *res = PyObject_CallFunction(e->points, "Li", e->left, e->fresh);
-    if (!res) return -1;
-    PyObject *counts;
-    long long left;
-    int fresh;
-    if (!PyArg_ParseTuple(res, "OLp", &counts, &left, &fresh)) { Py_DECREF(res); return -1; }
-    e->left = left;
-    e->fresh = fresh;
+    PyObject *res, *counts;
+    if (e->points_box) {
+        int64_t hi[NT];
+        for (int c = 0; c < NT; c++) hi[c] = e->base[c] + e->avail[c];
+        res = PyObject_CallFunction(e->points, "y#", (const char *)hi, (Py_ssize_t)sizeof hi);
+        if (!res) return -1;
+        counts = res;
+    } else {
+        res = PyObject_CallFunction(e->points, "Li", e->left, e->fresh);
+        if (!res) return -1;
+        long long left;
+        int fresh;
+        if (!PyArg_ParseTuple(res, "OLp", &counts, &left, &fresh)) { Py_DECREF(res); return -1; }
+        e->left = left;
+        e->fresh = fresh;
+    }
     int rc = 0;
     if (counts != Py_None) {
         long long v[NT];
@@ -307,6 +318,8 @@ static int enum_ask_points(PlayList *e) {
         if (read_vec(counts, v, "points play") < 0) rc = -1;
         else {
             for (int c = 0; c < NT; c++) w[c] = v[c];
+            memcpy(e->pts, w, sizeof w);
+            e->has_pts = 1;
             if (!vec_in(e->g, e->g_n, w)) {
                 if (vec_push(&e->g, &e->g_n, &e->g_cap, w) < 0) rc = -1;
                 else e->extra -= vec_in(e->found, e->found_n, w);
@@ -549,5 +562,209 @@ static PyObject *py_order_plays(PyObject *self, PyObject *args) {
 done:
     PyMem_Free(keys);
     Py_DECREF(seq);
+    return out;
+}
+
+
+/* ------------------------------------------------------------------ an exact list, whole */
+/* the plays in the list's order (play_key_cmp), as a new list of bytearrays (53 native int64 each) */
+static PyObject *plays_ordered(int64_t (*plays)[NT], int n, const long long *pts) {
+    PlayKey *keys = PyMem_Malloc(sizeof(PlayKey) * (size_t)(n ? n : 1));
+    if (!keys) return PyErr_NoMemory();
+    for (int i = 0; i < n; i++) {
+        PlayKey *k = &keys[i];
+        k->cards = k->points = 0;
+        for (int c = 0; c < NT; c++) {
+            k->x[c] = plays[i][c];
+            k->cards += plays[i][c];
+            k->points += pts[c] * plays[i][c];
+        }
+        k->i = i;
+    }
+    qsort(keys, (size_t)n, sizeof(PlayKey), play_key_cmp);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *b = PyByteArray_FromStringAndSize((const char *)plays[keys[i].i], sizeof(int64_t) * NT);
+        if (!b) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, b);
+    }
+    PyMem_Free(keys);
+    return out;
+}
+
+/* a PlayList for an exact pass of exact_list */
+static void exact_pass_init(PlayList *e, const long long *base, const long long *avail, int ace, int mjpm, int decks,
+                            int jokers, int limit, int race, PyObject *feasible, PyObject *points, KeySet *failed) {
+    memset(e, 0, sizeof *e);
+    memcpy(e->base, base, sizeof e->base);
+    memcpy(e->avail, avail, sizeof e->avail);
+    for (int c = 0; c < NT; c++)
+        if (avail[c] > 0) {
+            e->types[e->n_types++] = c;
+            e->rest[c] = avail[c];
+        }
+    e->ace = ace;
+    e->mjpm = mjpm;
+    e->decks = decks;
+    e->jokers = jokers;
+    e->limit = limit;
+    e->exact = 1;
+    e->race = race;
+    e->left = 1;
+    e->feasible = feasible;
+    e->points = points;
+    e->points_box = 1;
+    e->failed = failed;
+}
+
+/* the per-card pass's answer {card: counts over the table} as counts in by[c] (has[c] set): the
+ * extension's pass (what the oracle's schedule asks first), else by_card() (the whole schedule) */
+static int exact_list_by_card(const long long *t, const long long *h, int ace, int mjpm, int decks, int jokers,
+                              PyObject *by_card, int64_t (*by)[NT], int *has) {
+    long long hi[NT], w[NT];
+    for (int c = 0; c < NT; c++) {
+        hi[c] = t[c] + h[c];
+        w[c] = 1;
+    }
+    int rc = setup_query(&g_query, t, hi, w, ace, mjpm, 0, 0, decks, jokers);
+    if (rc < 0) return -1;
+    PyObject *res = by_card_answer(&g_query, rc, 0, 0);
+    if (!res || !PyDict_Check(res)) { /* the pass could not answer (a full memo, ...): the whole schedule */
+        if (!res && !PyErr_ExceptionMatches(PyExc_MemoryError)) return -1;
+        PyErr_Clear();
+        Py_XDECREF(res);
+        res = PyObject_CallNoArgs(by_card);
+        if (!res) return -1;
+        if (!PyDict_Check(res)) {
+            Py_DECREF(res);
+            PyErr_SetString(PyExc_TypeError, "_dp.exact_list: by_card() must return a dict");
+            return -1;
+        }
+    }
+    PyObject *key, *val;
+    Py_ssize_t pos = 0;
+    rc = 0;
+    while (rc == 0 && PyDict_Next(res, &pos, &key, &val)) {
+        long card = PyLong_AsLong(key);
+        if (card < 0 || card >= NT) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_dp.exact_list: a by-card key is not a card");
+            rc = -1;
+            break;
+        }
+        if (PyTuple_Check(val)) { /* the pass's (value, counts, melds) */
+            memcpy(by[card], tuple_counts(val), sizeof by[card]);
+        } else { /* by_card()'s counts */
+            long long v[NT];
+            if (read_vec(val, v, "by-card play") < 0) { rc = -1; break; }
+            for (int c = 0; c < NT; c++) by[card][c] = v[c];
+        }
+        has[card] = 1;
+    }
+    Py_DECREF(res);
+    return rc;
+}
+
+/* exact_list(table, hand, points, ace, mjpm, decks, jokers, limit, short_types, race, by_card, best_points,
+ *            feasible) -> list of bytearrays: legal.py's exact list of an opened player without help cards
+ * (_legal_plays with no budget), in its order. by_card() -> {card: counts} (the oracle's whole per-card
+ * schedule, asked when the extension's pass does not answer); best_points(hi) -> counts | None (the
+ * max-points play over [table, hi], None when it plays nothing); feasible(lo, hi) as for enumerate_plays */
+static PyObject *py_exact_list(PyObject *self, PyObject *args) {
+    PyObject *ot, *oh, *opts, *by_card, *best_points, *feasible;
+    int ace, mjpm, decks, jokers, limit, short_types, race;
+    if (!PyArg_ParseTuple(args, "OOOiiiiiiiOOO", &ot, &oh, &opts, &ace, &mjpm, &decks, &jokers, &limit, &short_types,
+                          &race, &by_card, &best_points, &feasible))
+        return NULL;
+    if (!PyCallable_Check(by_card) || !PyCallable_Check(best_points) || !PyCallable_Check(feasible)) {
+        PyErr_SetString(PyExc_TypeError, "_dp.exact_list: by_card, best_points and feasible must be callable");
+        return NULL;
+    }
+    if (limit < 1) {
+        PyErr_SetString(PyExc_ValueError, "_dp.exact_list: limit must be at least 1");
+        return NULL;
+    }
+    long long t[NT], h[NT], pts[NT];
+    if (read_vec(ot, t, "table") < 0 || read_vec(oh, h, "hand") < 0 || read_vec(opts, pts, "points") < 0) return NULL;
+    int held = 0;
+    for (int c = 0; c < NT; c++) {
+        if (t[c] < 0 || h[c] < 0) {
+            PyErr_SetString(PyExc_ValueError, "_dp.exact_list: negative counts");
+            return NULL;
+        }
+        held += h[c] > 0;
+    }
+    if (!held) return PyList_New(0);
+    PyObject *out = NULL;
+    KeySet failed = {0};
+    PlayList e;
+    memset(&e, 0, sizeof e);
+    int64_t (*plays)[NT] = NULL;
+    int np_ = 0, npcap = 0;
+    int64_t (*by)[NT] = NULL;
+    if (held <= short_types) { /* every legal play, when there are at most `limit` of them */
+        exact_pass_init(&e, t, h, ace, mjpm, decks, jokers, limit + 1, race, feasible, best_points, &failed);
+        e.asked = 1;
+        static const long long zero[NT];
+        int stopped = enum_dfs(&e, 0, zero);
+        if (stopped < 0) goto done;
+        if (!stopped) {
+            out = plays_ordered(e.found, e.found_n, pts);
+            goto done;
+        }
+        PyMem_Free(e.found);
+        PyMem_Free(e.g);
+        e.found = NULL;
+        e.g = NULL;
+    }
+    /* the per-card pass: for each playable type a max-cards play holding it; the first of the most
+     * cards, in card order, is the max-cards play */
+    by = PyMem_Calloc(NT, sizeof *by);
+    if (!by) { PyErr_NoMemory(); goto done; }
+    int has[NT] = {0};
+    if (exact_list_by_card(t, h, ace, mjpm, decks, jokers, by_card, by, has) < 0) goto done;
+    long long avail[NT] = {0};
+    int root = -1;
+    long long root_n = -1;
+    for (int c = 0; c < NT; c++) {
+        if (!has[c]) continue;
+        avail[c] = h[c];
+        long long n = 0;
+        for (int d = 0; d < NT; d++) n += by[c][d];
+        if (n > root_n) { root_n = n; root = c; }
+    }
+    if (root < 0) { out = PyList_New(0); goto done; }
+    LpCerts kept = e.certs; /* the short pass's certificates hold here too (no larger boxes) */
+    int had_short = held <= short_types;
+    exact_pass_init(&e, t, avail, ace, mjpm, decks, jokers, limit, race, feasible, best_points, &failed);
+    if (had_short) e.certs = kept;
+    if (vec_push(&e.g, &e.g_n, &e.g_cap, by[root]) < 0) goto done;
+    for (int c = 0; c < NT; c++)
+        if (has[c] && !vec_in(e.g, e.g_n, by[c]) && vec_push(&e.g, &e.g_n, &e.g_cap, by[c]) < 0) goto done;
+    long long wit[NT];
+    for (int c = 0; c < NT; c++) wit[c] = by[root][c];
+    int stopped = enum_enough(&e);
+    if (stopped < 0) goto done;
+    if (!stopped) stopped = enum_dfs(&e, 0, wit);
+    if (stopped < 0) goto done;
+    if (!stopped) { /* every legal play */
+        out = plays_ordered(e.found, e.found_n, pts);
+        goto done;
+    }
+    if (!e.asked && enum_ask_points(&e) < 0) goto done;
+    /* the first `limit` distinct of: the max-cards play, the max-points play, the per-card plays in
+     * card order, the pass's plays in the order found */
+    if (vec_push(&plays, &np_, &npcap, e.g[0]) < 0) goto done;
+    if (e.has_pts && np_ < limit && !vec_in(plays, np_, e.pts) && vec_push(&plays, &np_, &npcap, e.pts) < 0) goto done;
+    for (int i = 1; i < e.g_n && np_ < limit; i++)
+        if (!vec_in(plays, np_, e.g[i]) && vec_push(&plays, &np_, &npcap, e.g[i]) < 0) goto done;
+    for (int i = 0; i < e.found_n && np_ < limit; i++)
+        if (!vec_in(plays, np_, e.found[i]) && vec_push(&plays, &np_, &npcap, e.found[i]) < 0) goto done;
+    out = plays_ordered(plays, np_, pts);
+done:
+    PyMem_Free(e.found);
+    PyMem_Free(e.g);
+    PyMem_Free(plays);
+    PyMem_Free(by);
+    keyset_free(&failed);
     return out;
 }
