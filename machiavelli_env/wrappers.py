@@ -65,7 +65,7 @@ def candidate_tensor(plays: Sequence[np.ndarray], rules: Rules, limit: int) -> n
     out = np.zeros((limit, NUM_TYPES), dtype=np.float32)
     n = min(len(plays), limit)
     if n:
-        np.multiply(np.stack(plays[:n]), _inverse_pack(rules), out=out[:n], casting="same_kind")
+        np.multiply(np.array(plays[:n]), _inverse_pack(rules), out=out[:n], casting="same_kind")
     return out
 
 
