@@ -649,7 +649,8 @@ def _exact_list(t: np.ndarray, h: np.ndarray, rules: Rules, info: RulesInfo, lim
 
     return oracle.exact_list(
         t, h, rules, limit=limit, short_types=_SHORT_FIRST if rules.jokers else _SHORT_FIRST_NO_JOKERS,
-        points=info.points, by_card=lambda: oracle.best_counts_by_card(t, h, rules), best_points=best_points,
+        points=info.points, by_card=lambda: oracle.best_counts_by_card(t, h, rules, after_pass=True),
+        best_points=best_points,
         feasible=lambda lo, hi: _feasible_in(lo, hi, rules, info, {}, raced=True))
 
 

@@ -23,7 +23,7 @@ from ..rules import Rules
 from . import _dp, dp, lp  # type: ignore[attr-defined]
 from .lp import NO_WEIGHTS
 from .pipeline import answer
-from .question import AFTER_RACE, BEST, BOX, BY_CARD, Question, bounded, capped
+from .question import AFTER_RACE, BEST, BOX, BY_CARD, FULL, Budget, Question, bounded, capped
 from .result import OracleError, Play, _raise_code
 
 Counts = Sequence[int] | np.ndarray
@@ -331,21 +331,25 @@ def best_plays_by_card(
 
 def best_counts_by_card(
     table: np.ndarray, hand: np.ndarray, rules: Rules, *, need_group: bool = False, min_open_points: int = 0,
+    after_pass: bool = False,
 ) -> dict[int, np.ndarray]:
     """:func:`best_plays_by_card`'s plays (objective ``cards``) as counts alone, no arrangements
-    built: the same plays. For int64 count vectors already known to be valid (a legal-play list's)."""
-    res = _by_card_answer(Question(BY_CARD, table, table + hand, objective_weights("cards", rules), rules, need_group,
-                                   int(min_open_points), melds=False), hand)
+    built: the same plays. For int64 count vectors already known to be valid (a legal-play list's).
+    ``after_pass``: the extension's own per-card pass has run on this question and could not answer
+    (:func:`exact_list`), so the schedule starts with the steps after it."""
+    q = Question(BY_CARD, table, table + hand, objective_weights("cards", rules), rules, need_group,
+                 int(min_open_points), melds=False)
+    res = _by_card_answer(q, hand, AFTER_RACE if after_pass else FULL)
     return {card: raw if type(raw := item[1]) is np.ndarray else np.frombuffer(raw, dtype=np.int64)
             for card, item in res.items()}
 
 
-def _by_card_answer(q: Question, hand: np.ndarray) -> dict[int, tuple]:
+def _by_card_answer(q: Question, hand: np.ndarray, budget: Budget = FULL) -> dict[int, tuple]:
     """The schedule's answer ``{card: (value, counts, melds)}`` to a per-card question over the box
     ``[table, table + hand]``; raises as :func:`best_plays_by_card`."""
     if q.min_open < 0:
         raise OracleError(f"min_open_points must be >= 0, got {q.min_open}")
-    res = answer(q)
+    res = answer(q, budget)
     if res is None:
         if q.need_group or q.min_open:
             return {}
@@ -512,8 +516,9 @@ def exact_list(
     call (:func:`machiavelli_env.legal.legal_plays` without a budget), in the list's order
     (:func:`order_plays` with ``points``). A hand of at most ``short_types`` card types first gets the
     pass over every held type (all the legal plays when there are at most ``limit``); otherwise the
-    extension's per-card pass (``by_card()``, the oracle's whole per-card schedule, answers when
-    the pass cannot), then :func:`enumerate_plays`' pass from the max-cards play.
+    extension's per-card pass (when it cannot answer, ``by_card()``: the oracle's per-card schedule
+    after that pass, see :func:`best_counts_by_card`'s ``after_pass``), then
+    :func:`enumerate_plays`' pass from the max-cards play.
     ``best_points(hi)``: the max-points play over ``[table, hi]`` (``None`` when it plays nothing),
     asked once when the list is long enough to need it; ``feasible(lo, hi)`` as for
     :func:`enumerate_plays`. The arguments must already be valid int64 count vectors."""

@@ -309,7 +309,10 @@ def best_pass(a: Attempt) -> Any:
 
 
 def by_card_pass(a: Attempt) -> Any:
-    """One forward and one backward pass of the search answer every card at once."""
+    """One forward and one backward pass of the search answer every card at once (not again when the
+    budget says the extension's own pass has run and could not answer: ``raced``)."""
+    if a.budget.raced:
+        return OPEN
     try:
         return dp.by_card(a.q)
     except MemoryError:

@@ -60,8 +60,9 @@ EXACT, CAPPED, BOUNDED = "exact", "capped", "bounded"
 class Budget(NamedTuple):
     """How much a question may cost, in the search's work count (never time).
 
-    ``mode`` :data:`EXACT`: the whole schedule (``raced``: its first race and the LP refuter have
-    already run and settled nothing, as in an exact legal-play list's pass). :data:`CAPPED`: the
+    ``mode`` :data:`EXACT`: the whole schedule (``raced``: its first steps have already run in the
+    extension and settled nothing: the race and the LP refuter of an exact legal-play list's branch
+    question, or the per-card pass of its list). :data:`CAPPED`: the
     search alone within ``work``, its per-suit relaxation charged too (``fresh``: from a fresh
     start, so that giving up depends on the question alone); it may give up. :data:`BOUNDED`: each
     search within ``work``, then the relaxation and the integer programme, which take no count:
