@@ -189,59 +189,51 @@ def test_an_exact_pass_raises_what_its_feasibility_callback_raises() -> None:
         oracle.lp.set_race_work(old)
 
 
-@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "ace_wrap"])
-def test_kept_certificates_refute_branch_questions_and_leave_exact_lists_unchanged(preset: str) -> None:
-    # an exact list's pass keeps the LP's Farkas certificates and tries them on later branch boxes
-    # that fit under a kept one's box: the same lists as with every question asked of the LP
+def _lists_with_and_without(param: str, counter: str, positions: list) -> tuple[bool, int]:
+    """Whether the exact lists (limits 32 and 6) of ``positions`` are the same with the extension's
+    setting ``param`` on and off, and how many questions its ``counter`` (a ``_dp.stats()`` entry)
+    counted with it on (none with it off)."""
     from machiavelli_env.oracle import _dp
 
-    positions = big_hand_positions(preset, games=1, seed=6600, extra=4, every=2)
-    assert len(positions) >= 4
-    lists = {}
+    lists, counted = {}, 0
     try:
-        for kept in (True, False):
-            _dp.set_params(kept_certs=kept)
-            before = _dp.stats()["lp_kept_refuted"]
+        for on in (True, False):
+            _dp.set_params(**{param: on})
+            before = _dp.stats()[counter]
             got = []
             for table, hand, rules in positions:
                 for limit in (32, 6):
                     legal.clear_caches()
                     got.append([p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)])
-            lists[kept] = got
-            refuted = _dp.stats()["lp_kept_refuted"] - before
-            assert (refuted > 0) if kept else (refuted == 0)
+            lists[on] = got
+            if on:
+                counted = _dp.stats()[counter] - before
+            else:
+                assert _dp.stats()[counter] == before
     finally:
-        _dp.set_params(kept_certs=True)
-    assert lists[True] == lists[False]
+        _dp.set_params(**{param: True})
+    return lists[True] == lists[False], counted
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic_jokers", "ace_wrap"])
+def test_kept_certificates_refute_branch_questions_and_leave_exact_lists_unchanged(preset: str) -> None:
+    # an exact list's pass keeps the LP's Farkas certificates and tries them on later branch boxes
+    # that fit under a kept one's box: the same lists as with every question asked of the LP
+    positions = big_hand_positions(preset, games=1, seed=6600, extra=4, every=2)
+    assert len(positions) >= 4
+    same, refuted = _lists_with_and_without("kept_certs", "lp_kept_refuted", positions)
+    assert same and refuted > 0
 
 
 @pytest.mark.parametrize("preset", ["classic", "ace_both_ends", "classic_jokers"])
 def test_the_meld_count_refutes_branch_questions_and_leaves_exact_lists_unchanged(preset: str) -> None:
     # an exact list's branch question first counts the melds each fixed card needs
     # (_dp.support_refutes): the same lists as with every question asked of the LP
-    from machiavelli_env.oracle import _dp
-
     positions = big_hand_positions(preset, games=1, seed=6700, extra=4, every=2)
     assert len(positions) >= 4
-    lists = {}
-    try:
-        for support in (True, False):
-            _dp.set_params(support=support)
-            before = _dp.stats()["list_by_support"]
-            got = []
-            for table, hand, rules in positions:
-                for limit in (32, 6):
-                    legal.clear_caches()
-                    got.append([p.tobytes() for p in legal.legal_plays(table, hand, rules, limit=limit)])
-            lists[support] = got
-            refuted = _dp.stats()["list_by_support"] - before
-            if not support:
-                assert refuted == 0
-            elif preset != "classic_jokers":  # a joker table's boxes hold jokers, which the count seldom beats
-                assert refuted > 0
-    finally:
-        _dp.set_params(support=True)
-    assert lists[True] == lists[False]
+    same, refuted = _lists_with_and_without("support", "list_by_support", positions)
+    # a joker table's boxes hold jokers, which the count seldom beats
+    assert same and (refuted > 0 or preset == "classic_jokers")
 
 
 def test_the_list_order_of_the_extension_is_the_order_key() -> None:
