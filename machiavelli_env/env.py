@@ -87,6 +87,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     ``AttributeError``. Everything else is the parent's.
     """
 
+    #: observations pass through unchanged (``CandidatePlays`` may read the raw env's vector directly)
+    _keeps_observations = True
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")

@@ -49,7 +49,6 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from . import bots, game, legal, observation
 from .cards import NUM_TYPES
-from .env import _OrderEnforcing
 from .render import render_text
 from .render_image import render_rgb, show_human
 from .rules import Rules
@@ -141,7 +140,7 @@ class CandidatePlays(BaseWrapper):
         self._base = self.env.unwrapped  # the raw env (wrappers never replace it)
         # the raw env's observation vector can be read without its card-count mask when nothing
         # between this wrapper and the raw env changes observations (env()'s order enforcing)
-        self._plain = env is self._base or (type(env) is _OrderEnforcing and env.env is self._base)
+        self._plain = env is self._base or (getattr(type(env), "_keeps_observations", False) and env.env is self._base)
         agents = self._base.possible_agents
         self._obs_spaces = {a: _candidate_space(self.limit, self.flatten, observation_key) for a in agents}
         self._act_spaces = {a: spaces.Discrete(self.limit + 1) for a in agents}
