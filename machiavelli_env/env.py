@@ -41,6 +41,7 @@ rewards, wrappers) is ``docs/ENV.md``.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 from typing import Any
@@ -390,6 +391,11 @@ class _CallableModule(types.ModuleType):
 
     def __call__(self, *args: Any, **kwargs: Any) -> AECEnv:
         return env(*args, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # pickled by name, as modules are (cloudpickle, which Ray uses to ship an env factory that
+        # reads `machiavelli_env.env`, matches plain modules only by their exact type)
+        return importlib.import_module, (self.__name__,)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -316,3 +316,21 @@ def test_wrapper_last_matches_the_raw_env_and_enforces_reset_first():
             rrew, rterm, rtrunc, rinfo)
         assert e.last(observe=False)[0] is None
         e.step(e.unwrapped.best_play(e.agent_selection))
+
+
+def test_an_env_factory_using_the_package_pickles_by_cloudpickle():
+    # Ray (RLlib) and other launchers pickle the user's env factory by value: importing the
+    # wrappers must leave the package's `env` the function, not the callable module, which
+    # cloudpickle cannot pickle. A fresh interpreter, as a user's script starts
+    script = (
+        "import cloudpickle\n"
+        "import machiavelli_env\n"
+        "from machiavelli_env.wrappers import CandidatePlays\n"
+        "def make_env(config):\n"
+        "    return CandidatePlays(machiavelli_env.env(**config), limit=8)\n"
+        "make_env({})\n"
+        "print(len(cloudpickle.dumps(make_env)) > 0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
