@@ -522,16 +522,24 @@ def exact_list(
     ``best_points(hi)``: the max-points play over ``[table, hi]`` (``None`` when it plays nothing),
     asked once when the list is long enough to need it; ``feasible(lo, hi)`` as for
     :func:`enumerate_plays`. The arguments must already be valid int64 count vectors."""
-    def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
-        return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
-
-    def most_points(hi: bytes) -> np.ndarray | None:
-        return best_points(np.frombuffer(hi, dtype=np.int64).copy())
-
     ace, mjpm, decks, jokers = dp.rules_params(rules)
     found = _dp.exact_list(table, hand, points, ace, mjpm, decks, jokers, int(limit), int(short_types),
-                           dp.LIST_RACE_WORK if lp.RACE_WORK else -1, by_card, most_points, ask)
+                           _list_race(), by_card, _on_arrays(best_points), _on_arrays(feasible))
     return [np.frombuffer(b, dtype=np.int64) for b in found]
+
+
+def _list_race() -> int:
+    """The search's expansions on an exact list's branch question after the LP refuter (-1: the
+    refuter is off, and neither runs)."""
+    return dp.LIST_RACE_WORK if lp.RACE_WORK else -1
+
+
+def _on_arrays(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` called by the extension with count vectors as bytes: each handed on as a fresh int64 array."""
+    def call(*vectors: bytes) -> Any:
+        return fn(*(np.frombuffer(v, dtype=np.int64).copy() for v in vectors))
+
+    return call
 
 
 def enumerate_plays_within(
@@ -572,12 +580,9 @@ def enumerate_plays(
     questions they leave, which :func:`feasible_after_race` answers. Returns ``(found, stopped)``:
     the plays, and whether the pass stopped at ``limit``. The arguments must already be valid int64
     count vectors."""
-    def ask(lo: bytes, hi: bytes) -> np.ndarray | None:
-        return feasible(np.frombuffer(lo, dtype=np.int64).copy(), np.frombuffer(hi, dtype=np.int64).copy())
-
     p = dp.ListPass(base, avail, types, witness, limit, asked, guaranteed, points, hand, need_group,
                     int(min_open_points))
-    return dp.enumerate_exact(p, rules, dp.LIST_RACE_WORK if lp.RACE_WORK else -1, ask)
+    return dp.enumerate_exact(p, rules, _list_race(), _on_arrays(feasible))
 
 
 def feasible_after_race(

@@ -95,15 +95,12 @@ static unsigned long long bycard_refuted = 0; /* per-card searches a refuter spa
  * per-card box has the same upper bounds, so each holds), then the LP relaxation. 1 refuted, 0
  * not shown, -1 out of memory. */
 static int by_card_refuted(const Query *q, LpCerts *K) {
-    long long lo[NT], hi[NT];
     int l[NT], h[NT];
     for (int c = 0; c < NT; c++) {
         l[c] = q->lo[c];
         h[c] = q->hi[c];
-        lo[c] = l[c];
-        hi[c] = h[c];
     }
-    if (box_support_refutes(lo, hi) || lp_certs_refute(K, l, h)) return 1;
+    if (box_support_refutes(l, h) || lp_certs_refute(K, l, h)) return 1;
     LpSlot *L = lp_slot(q->ace, q->mjpm, q->jokers);
     if (!L) return -1;
     const int r = lp_run(L, l, h, NULL, NULL, NULL);

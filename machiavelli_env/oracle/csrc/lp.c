@@ -233,25 +233,24 @@ static int lp_certify(const LpSlot *L, const double *u, const int *lo, const int
  * included), which only adds windows, and aces are never refuted (both_ends runs hold two of
  * them), so the count is an upper bound under every ace rule. 1: no partition in the box; 0:
  * nothing shown */
-static int box_support_refutes(const long long *lo, const long long *hi) {
-    const long long jokers = hi[JOKER];
+static int box_support_refutes(const int *lo, const int *hi) {
+    const int jokers = hi[JOKER];
     for (int c = 0; c < JOKER; c++) {
         const int r = c % 13;
         if (!lo[c] || r == 0) continue;
-        const long long *suit = hi + (c - r);
-        const long long m2 = suit[(r + 11) % 13], m1 = suit[(r + 12) % 13], p1 = suit[(r + 1) % 13],
-                        p2 = suit[(r + 2) % 13];
-        long long runs = (m2 < m1 ? m2 : m1) + (m1 < p1 ? m1 : p1) + (p1 < p2 ? p1 : p2);
+        const int *suit = hi + (c - r);
+        const int m2 = suit[(r + 11) % 13], m1 = suit[(r + 12) % 13], p1 = suit[(r + 1) % 13], p2 = suit[(r + 2) % 13];
+        int runs = (m2 < m1 ? m2 : m1) + (m1 < p1 ? m1 : p1) + (p1 < p2 ? p1 : p2);
         if (runs > m1 + p1) runs = m1 + p1;
-        long long v[3];
+        int v[3];
         int n = 0;
         for (int s = 0; s < 4; s++)
             if (s * 13 + r != c) v[n++] = hi[s * 13 + r];
-        long long lo2 = v[0], mid = v[1], top = v[2], t; /* sorted: lo2 <= mid <= top */
+        int lo2 = v[0], mid = v[1], top = v[2], t; /* sorted: lo2 <= mid <= top */
         if (lo2 > mid) { t = lo2; lo2 = mid; mid = t; }
         if (mid > top) { t = mid; mid = top; top = t; }
         if (lo2 > mid) { t = lo2; lo2 = mid; mid = t; }
-        long long groups = (lo2 + mid + top) / 2;
+        int groups = (lo2 + mid + top) / 2;
         if (groups > lo2 + mid) groups = lo2 + mid;
         if (lo[c] > runs + groups + jokers) return 1;
     }
@@ -918,12 +917,7 @@ static PyObject *py_support_refutes(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO", &olo, &ohi)) return NULL;
     int l[NT], h[NT];
     if (lp_read_box("_dp.support_refutes", olo, ohi, 0, 1, 0, l, h) < 0) return NULL;
-    long long lo[NT], hi[NT];
-    for (int c = 0; c < NT; c++) {
-        lo[c] = l[c];
-        hi[c] = h[c];
-    }
-    return PyBool_FromLong(box_support_refutes(lo, hi));
+    return PyBool_FromLong(box_support_refutes(l, h));
 }
 
 /* lp_melds(ace, mjpm, jokers) -> bytes: the slot's melds, 53 counts each (for the tests) */

@@ -151,7 +151,7 @@ static int enum_exact(PlayList *e, const long long *lo, const long long *hi, lon
             l[c] = (int)lo[c];
             h[c] = (int)hi[c];
         }
-        if (g_support && box_support_refutes(lo, hi)) {
+        if (g_support && box_support_refutes(l, h)) {
             enum_by_support++;
             return 0;
         }
@@ -526,6 +526,21 @@ static int play_key_cmp(const void *a, const void *b) {
     return u->i < v->i ? -1 : (u->i > v->i);
 }
 
+/* keys[0..n-1], their plays (x) filled in, put in the list's order: their sizes and points (pts . x)
+ * counted, each numbered by its place before */
+static void play_keys_order(PlayKey *keys, Py_ssize_t n, const long long *pts) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PlayKey *k = &keys[i];
+        k->cards = k->points = 0;
+        for (int c = 0; c < NT; c++) {
+            k->cards += k->x[c];
+            k->points += pts[c] * k->x[c];
+        }
+        k->i = i;
+    }
+    qsort(keys, (size_t)n, sizeof(PlayKey), play_key_cmp);
+}
+
 /* order_plays(plays, points) -> list: the same objects (53-count vectors) in legal_plays' order */
 static PyObject *py_order_plays(PyObject *self, PyObject *args) {
     PyObject *oplays, *opoints;
@@ -541,17 +556,9 @@ static PyObject *py_order_plays(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PlayKey *k = &keys[i];
-        if (read_vec(PySequence_Fast_GET_ITEM(seq, i), k->x, "play") < 0) goto done;
-        k->cards = k->points = 0;
-        for (int c = 0; c < NT; c++) {
-            k->cards += k->x[c];
-            k->points += pts[c] * k->x[c];
-        }
-        k->i = i;
-    }
-    qsort(keys, (size_t)n, sizeof(PlayKey), play_key_cmp);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (read_vec(PySequence_Fast_GET_ITEM(seq, i), keys[i].x, "play") < 0) goto done;
+    play_keys_order(keys, n, pts);
     out = PyList_New(n);
     if (!out) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -571,17 +578,9 @@ done:
 static PyObject *plays_ordered(int64_t (*plays)[NT], int n, const long long *pts) {
     PlayKey *keys = PyMem_Malloc(sizeof(PlayKey) * (size_t)(n ? n : 1));
     if (!keys) return PyErr_NoMemory();
-    for (int i = 0; i < n; i++) {
-        PlayKey *k = &keys[i];
-        k->cards = k->points = 0;
-        for (int c = 0; c < NT; c++) {
-            k->x[c] = plays[i][c];
-            k->cards += plays[i][c];
-            k->points += pts[c] * plays[i][c];
-        }
-        k->i = i;
-    }
-    qsort(keys, (size_t)n, sizeof(PlayKey), play_key_cmp);
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < NT; c++) keys[i].x[c] = plays[i][c];
+    play_keys_order(keys, n, pts);
     PyObject *out = PyList_New(n);
     for (int i = 0; out && i < n; i++) {
         PyObject *b = PyByteArray_FromStringAndSize((const char *)plays[keys[i].i], sizeof(int64_t) * NT);
@@ -733,10 +732,9 @@ static PyObject *py_exact_list(PyObject *self, PyObject *args) {
         if (n > root_n) { root_n = n; root = c; }
     }
     if (root < 0) { out = PyList_New(0); goto done; }
-    LpCerts kept = e.certs; /* the short pass's certificates hold here too (no larger boxes) */
-    int had_short = held <= short_types;
+    LpCerts kept = e.certs; /* the short pass's certificates, if it ran, hold here too (no larger boxes) */
     exact_pass_init(&e, t, avail, ace, mjpm, decks, jokers, limit, race, feasible, best_points, &failed);
-    if (had_short) e.certs = kept;
+    e.certs = kept;
     if (vec_push(&e.g, &e.g_n, &e.g_cap, by[root]) < 0) goto done;
     for (int c = 0; c < NT; c++)
         if (has[c] && !vec_in(e.g, e.g_n, by[c]) && vec_push(&e.g, &e.g_n, &e.g_cap, by[c]) < 0) goto done;
