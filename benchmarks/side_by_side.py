@@ -13,7 +13,8 @@ the same).
 
 The numeric figures of the JSON files whose dotted path matches ``--keys`` (a regular expression,
 searched) are printed per side as the median over the rounds, with the ratio this/base. The script's
-own output goes to ``--log DIR`` (default: a temporary folder, printed), one file per run::
+own output goes to ``--log DIR`` (default: a temporary folder, printed and kept), one file per run. The
+worktree is removed at the end, also after a failed build, an error or SIGTERM::
 
     python benchmarks/side_by_side.py --baseline HEAD~1 --keys 'dp\\.warm_median_us' oracle.py --quick
     python benchmarks/side_by_side.py --baseline HEAD~1 --keys 'p99_ms|max_ms' tail.py --games 6
@@ -24,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -95,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     log = args.log or tmp / "runs"
     log.mkdir(parents=True, exist_ok=True)
     this = train_speed.Tree("this", ROOT, train_speed._git("rev-parse", "HEAD"))
-    base = train_speed.make_base(args.baseline, tmp)
+    # SIGTERM: leave through the finally below (the worktree removed)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
+        base = train_speed.make_base(args.baseline, tmp)
         if (base.path / "benchmarks" / args.script).read_bytes() != (ROOT / "benchmarks" / args.script).read_bytes():
             print(f"warning: benchmarks/{args.script} differs between the two trees", flush=True)
         figures: dict[str, list[dict[str, float]]] = {"base": [], "this": []}
@@ -107,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                 figures[tree.label].append(run(tree, args.script, args.args, log / f"{stem}.json",
                                                log / f"{stem}.log"))
     finally:
-        train_speed.remove_base(base.path)
+        if (tmp / "base").exists():  # also after a failed build
+            train_speed.remove_base(tmp / "base")
+        if args.log is not None:  # the runs went to --log: nothing is left in the temporary folder
+            shutil.rmtree(tmp, ignore_errors=True)
     print(f"\nbase {base.commit[:10]}, this {this.commit[:10]} (working tree); median of {args.rounds} "
           f"round(s); runs in {log}")
     names = sorted(k for k in set(figures["base"][0]) & set(figures["this"][0]) if keys.search(k))
