@@ -33,7 +33,6 @@ updates. Timing figures depend on the machine and its load; the shares move less
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -42,21 +41,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-
-def _script(name: str) -> ModuleType:
-    """``benchmarks/NAME.py`` of this checkout, imported as a module."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+import train_speed  # noqa: E402  (its loops, config and env.py, timed here as it times them)
 
 
 class Clock:
@@ -120,7 +112,7 @@ def split_rollout(updates: int, workdir: Path) -> dict[str, Any]:
     from machiavelli_env.cli import main as cli_main
 
     init = ROOT / "agents" / "checkpoints" / "ppo_classic_2p.safetensors"
-    config = _script("train_speed").TRAIN_CONFIG.format(
+    config = train_speed.TRAIN_CONFIG.format(
         name="time_split", updates=updates, workers=1, init=f"init: {init}\n")
     cfg, out = workdir / "config.yaml", workdir / "out"
     cfg.write_text(config)
@@ -156,7 +148,7 @@ def split_greedy(games: int, seed: int) -> dict[str, Any]:
     import machiavelli_env
     from machiavelli_env import legal
 
-    bench = _script("env")
+    bench = train_speed._bench_env()
     env = machiavelli_env.env("classic")
     rng = np.random.default_rng(seed)
     bench._policy_game(env, "greedy", rng, seed + 10_000)  # warm-up
@@ -175,13 +167,13 @@ def split_candidates(preset: str, moves: int, seed: int) -> dict[str, Any]:
     """Part 3: ``CandidatePlays`` random play on ``preset`` until ``moves`` agent moves."""
     from machiavelli_env import legal
 
-    measure = _script("train_speed").measure_candidates
-    measure(preset, 200, seed + 20_000)  # warm-up: imports, the oracle's first tables
+    env = train_speed.candidates_env(preset)
+    train_speed.candidate_game(env, seed + 10_000)  # warm-up: imports, the oracle's first tables
     clock = Clock()
+    t0 = time.process_time_ns()
     with clock.wrapping({"lists": (legal, "legal_plays_counts")}):
-        res = measure(preset, moves, seed)
-    total, lists = 1e3 * res["cpu_s"], clock.ms("lists")
-    n = res["moves"]
+        n, _ = train_speed.candidate_games(env, moves, seed)
+    total, lists = (time.process_time_ns() - t0) / 1e6, clock.ms("lists")
     return {"preset": preset, "moves": n, "total_ms": total, "lists_ms": lists, "us_per_move": 1e3 * total / n,
             "lists_us_per_move": 1e3 * lists / n, "rest_us_per_move": 1e3 * (total - lists) / n,
             "lists_share": lists / total, "ceiling_free_lists": _ceiling(lists / total)}

@@ -113,35 +113,47 @@ def _bench_env() -> ModuleType:
 
 # ---------------------------------------------------------------------------------------------- child side
 # These run in a subprocess with PYTHONPATH=TREE: whatever machiavelli_env that tree holds.
-def measure_candidates(preset: str, moves: int, seed: int) -> dict[str, Any]:
-    """CandidatePlays random play on ``preset``: whole games from seeds ``seed, seed + 1, ...`` until
-    ``moves`` agent moves; CPU and wall moves/s."""
-    import numpy as np
-
+def candidates_env(preset: str) -> Any:
+    """``CandidatePlays(machiavelli_env.env(rules=preset), limit=32)``, the env that part 1 plays."""
     import machiavelli_env
     from machiavelli_env.wrappers import CandidatePlays
 
-    env = CandidatePlays(machiavelli_env.env(rules=preset), limit=32)
+    return CandidatePlays(machiavelli_env.env(rules=preset), limit=32)
 
-    def game(s: int) -> int:
-        env.reset(seed=s)
-        rng = np.random.default_rng(s)
-        n = 0
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            n += 1
-        return n
 
-    game(seed + 10_000)  # warm-up: imports, the oracle's first tables
+def candidate_game(env: Any, seed: int) -> int:
+    """One game of uniformly random valid actions on ``env`` (dealt from ``seed``); its agent moves."""
+    import numpy as np
+
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    n = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        n += 1
+    return n
+
+
+def candidate_games(env: Any, moves: int, seed: int) -> tuple[int, int]:
+    """Whole games from seeds ``seed, seed + 1, ...`` until ``moves`` agent moves: (moves, games)."""
     played = games = 0
-    w0, c0 = time.perf_counter(), time.process_time()
     while played < moves:
-        played += game(seed + games)
+        played += candidate_game(env, seed + games)
         games += 1
+    return played, games
+
+
+def measure_candidates(preset: str, moves: int, seed: int) -> dict[str, Any]:
+    """CandidatePlays random play on ``preset``: whole games from seeds ``seed, seed + 1, ...`` until
+    ``moves`` agent moves; CPU and wall moves/s."""
+    env = candidates_env(preset)
+    candidate_game(env, seed + 10_000)  # warm-up: imports, the oracle's first tables
+    w0, c0 = time.perf_counter(), time.process_time()
+    played, games = candidate_games(env, moves, seed)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     return {"preset": preset, "moves": played, "games": games, "wall_s": wall, "cpu_s": cpu,
             "per_s_wall": played / wall, "per_s_cpu": played / cpu}
