@@ -159,6 +159,8 @@ class Worker:
     """A gin benchmark running in another Python (the gin venv), kept alive between rounds."""
 
     def __init__(self, python: Path, name: str):
+        if name not in WORKERS:
+            raise ValueError(f"unknown gin worker {name!r}; the workers are {', '.join(WORKERS)}")
         self.name = name
         self.error: str | None = None
         try:
@@ -170,18 +172,31 @@ class Worker:
             self.proc, self.error = None, str(exc)
 
     def run(self, seconds: float, seed: int) -> dict[str, Any]:
+        """The worker's figures for ``seconds`` of play from ``seed``, or ``{"error": why}`` once it has
+        died (its last line of stderr, else its exit status)."""
         if self.proc is None or self.proc.poll() is not None:
-            if self.proc is not None and self.error is None:
-                err = self.proc.stderr.read().strip().splitlines() if self.proc.stderr else []
-                self.error = err[-1] if err else f"exited with {self.proc.returncode}"
-            return {"error": self.error or "not running"}
+            return self._died()
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(f"{seconds} {seed}\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(f"{seconds} {seed}\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._died()
         line = self.proc.stdout.readline()
-        if not line:
-            return self.run(seconds, seed)  # it died: report why
+        if not line:  # it died while playing: its output is closed, it may not have exited yet
+            return self._died()
         return json.loads(line)
+
+    def _died(self) -> dict[str, Any]:
+        if self.proc is not None and self.error is None:
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            err = self.proc.stderr.read().strip().splitlines() if self.proc.stderr else []
+            self.error = err[-1] if err else f"exited with {self.proc.returncode}"
+        return {"error": self.error or "not running"}
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
