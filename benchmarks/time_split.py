@@ -104,11 +104,10 @@ def _ceiling(share: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------- parts
-def split_rollout(updates: int, workdir: Path) -> dict[str, Any]:
-    """Part 1: a short training run from the shipped checkpoint with 1 rollout worker."""
-    from machiavelli_env.training import rollout
-
-    from machiavelli_env import game, legal
+def train_from_checkpoint(updates: int, workdir: Path) -> list[dict[str, Any]]:
+    """``machiavelli train`` from the shipped 2-player checkpoint with ``train_speed.py``'s settings and
+    1 rollout worker (its rollouts run in this process), ``updates`` updates, in ``workdir``: the
+    update rows of its ``train.jsonl``."""
     from machiavelli_env.cli import main as cli_main
 
     init = ROOT / "agents" / "checkpoints" / "ppo_classic_2p.safetensors"
@@ -116,16 +115,25 @@ def split_rollout(updates: int, workdir: Path) -> dict[str, Any]:
         name="time_split", updates=updates, workers=1, init=f"init: {init}\n")
     cfg, out = workdir / "config.yaml", workdir / "out"
     cfg.write_text(config)
+    rc = cli_main(["train", "--config", str(cfg), "--out", str(out), "--no-progress"])
+    if rc:
+        raise RuntimeError(f"machiavelli train exited {rc}")
+    rows = [json.loads(ln) for ln in (out / "train.jsonl").read_text().splitlines() if ln.strip()]
+    return [r for r in rows if "update" in r]
+
+
+def split_rollout(updates: int, workdir: Path) -> dict[str, Any]:
+    """Part 1: a short training run from the shipped checkpoint with 1 rollout worker."""
+    from machiavelli_env.training import rollout
+
+    from machiavelli_env import game, legal
+
     clock = Clock()
     targets = {"collect": (rollout.RolloutWorker, "collect"), "lists": (legal, "legal_plays_counts"),
                "best plays": (legal, "best_play_counts"), "network": (rollout.RolloutWorker, "_forward"),
                "engine step": (game, "step")}
     with clock.wrapping(targets):
-        rc = cli_main(["train", "--config", str(cfg), "--out", str(out), "--no-progress"])
-    if rc:
-        raise RuntimeError(f"machiavelli train exited {rc}")
-    rows = [json.loads(ln) for ln in (out / "train.jsonl").read_text().splitlines() if ln.strip()]
-    rows = [r for r in rows if "update" in r]
+        rows = train_from_checkpoint(updates, workdir)
     rollout_s = sum(r["rollout_s"] for r in rows)
     update_s = sum(r["update_s"] for r in rows)
     collect = clock.ms("collect")
