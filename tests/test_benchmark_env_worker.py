@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import stat
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench_env():
-    spec = importlib.util.spec_from_file_location("bench_env_worker", ROOT / "benchmarks" / "env.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def bench_env(load_benchmark):
+    return load_benchmark("env")
 
 
 def _fake_python(tmp_path: Path, body: str) -> Path:

@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def idle():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_idle", ROOT / "benchmarks" / "idle.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def idle(load_benchmark):
+    return load_benchmark("idle")
 
 
 def test_idle_prints_one_row_per_pause(idle, capsys):

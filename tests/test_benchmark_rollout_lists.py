@@ -3,27 +3,15 @@ and its accounting)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def rl():
-    spec = importlib.util.spec_from_file_location("bench_rollout_lists", ROOT / "benchmarks" / "rollout_lists.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclass looks its module up there
-    try:
-        spec.loader.exec_module(mod)
-        yield mod
-    finally:
-        sys.modules.pop(spec.name, None)
+def rl(load_benchmark):
+    return load_benchmark("rollout_lists")
 
 
 def _call(rl, ms: float, hand_cards: int = 3, plays: int = 1, limit: int = 32):

@@ -3,10 +3,8 @@ removed (the build and the runs are replaced by stand-ins here; no benchmark run
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
-def sbs(monkeypatch, tmp_path):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+def sbs(monkeypatch, tmp_path, load_benchmark):
     handler = signal.getsignal(signal.SIGTERM)
     try:
-        spec = importlib.util.spec_from_file_location("bench_side_by_side", ROOT / "benchmarks" / "side_by_side.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        mod = load_benchmark("side_by_side")
         work = tmp_path / "side_by_side_tmp"
         work.mkdir()
         monkeypatch.setattr(mod.tempfile, "mkdtemp", lambda prefix="": str(work))
@@ -35,7 +30,6 @@ def sbs(monkeypatch, tmp_path):
         yield mod, work, removed
     finally:
         signal.signal(signal.SIGTERM, handler)
-        sys.path.remove(str(ROOT / "benchmarks"))
 
 
 def test_flatten_names_list_items_and_skips_flags(sbs):

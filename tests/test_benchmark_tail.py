@@ -3,27 +3,14 @@ only that every part runs and reports what it says)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
-def tail():
-    return _load("tail")
+def tail(load_benchmark):
+    return load_benchmark("tail")
 
 
 def test_tail_reports_percentiles_greedy_ratios_and_verdicts(tail, tmp_path, capsys):
@@ -67,8 +54,8 @@ def test_tail_rejects_an_unknown_config(tail, capsys):
     assert "unknown config" in capsys.readouterr().err
 
 
-def test_oracle_dump_is_the_same_twice(tmp_path, capsys):
-    dump = _load("oracle_dump")
+def test_oracle_dump_is_the_same_twice(tmp_path, capsys, load_benchmark):
+    dump = load_benchmark("oracle_dump")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert dump.main(["--cases", "5", "--games", "0", "--out", str(a)]) == 0
     assert dump.main(["--cases", "5", "--games", "0", "--out", str(b)]) == 0
@@ -88,8 +75,8 @@ def test_tail_bounds_the_agents_lists_when_asked(tail, capsys):
     assert "--list-budget" in capsys.readouterr().err
 
 
-def test_list_budget_benchmark_reports_both_lists(tmp_path, capsys):
-    bench = _load("list_budget")
+def test_list_budget_benchmark_reports_both_lists(tmp_path, capsys, load_benchmark):
+    bench = load_benchmark("list_budget")
     out_json = tmp_path / "lb.json"
     assert bench.main(["--games", "1", "--configs", "classic,jokers2", "--budget", '{"nodes": 20}',
                        "--json", str(out_json)]) == 0

@@ -3,22 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def split():
-    spec = importlib.util.spec_from_file_location("bench_time_split", ROOT / "benchmarks" / "time_split.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def split(load_benchmark):
+    return load_benchmark("time_split")
 
 
 def test_clock_counts_nested_calls_once_in_own_time_and_restores_the_functions(split):

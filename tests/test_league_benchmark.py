@@ -63,14 +63,8 @@ def test_baselines_rewrite_only_the_marked_table_and_check_agrees(tmp_path):
     assert f"{len(cached)} of {len(cached)} series from" in resumed.stderr
 
 
-def test_table_splicing_keeps_the_text_around_the_markers():
-    spec = importlib.util.spec_from_file_location("baselines", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["baselines"] = mod  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        del sys.modules["baselines"]
+def test_table_splicing_keeps_the_text_around_the_markers(load_benchmark):
+    mod = load_benchmark("baselines")
     text = "a\n<!-- baselines:begin -->\nx\n<!-- baselines:end -->\nb\n"
     new = mod.splice(text, "T1\nT2", Path("B.md"))
     assert new == "a\n<!-- baselines:begin -->\nT1\nT2\n<!-- baselines:end -->\nb\n"
