@@ -62,6 +62,7 @@ machine and its load: compare the ratios.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -102,6 +103,7 @@ eval: {{every: 1000, games: 2, opponents: [random]}}
 """
 
 
+@functools.cache
 def _bench_env() -> ModuleType:
     """``benchmarks/env.py`` of this checkout, imported as a module (it imports machiavelli_env lazily)."""
     spec = importlib.util.spec_from_file_location("bench_env", ROOT / "benchmarks" / "env.py")
@@ -122,21 +124,11 @@ def candidates_env(preset: str) -> Any:
 
 
 def candidate_game(env: Any, seed: int) -> int:
-    """One game of uniformly random valid actions on ``env`` (dealt from ``seed``); its agent moves."""
+    """One game of uniformly random valid actions on ``env`` (dealt from ``seed``, actions drawn from
+    a generator seeded with it), in the loop that times its ``gin_rummy_v4`` peer: its agent moves."""
     import numpy as np
 
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    n = 0
-    for _agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        valid = np.flatnonzero(obs["action_mask"])
-        env.step(int(valid[rng.integers(len(valid))]))  # as the gin_rummy_v4 loop draws (benchmarks/env.py)
-        n += 1
-    return n
+    return _bench_env().random_masked_game(env, np.random.default_rng(seed), seed)
 
 
 def candidate_games(env: Any, moves: int, seed: int) -> tuple[int, int]:
